@@ -1,0 +1,135 @@
+"""The gradcli command line: a click group; each command imports its module only when run.
+
+Exit status: 0 success, 1 a finding (a None or zero gradient for explain, a failed check),
+2 bad input or usage, 70 an internal error (a bug in gradcli), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from . import __version__
+from .errors import GradcliError
+
+OK, FINDING, BAD_INPUT, INTERNAL, INTERRUPTED = 0, 1, 2, 70, 130
+
+
+def spec_options(f):
+    """SPEC or -e, --at, --wrt, --unconnected: how every command is told what to compute."""
+    f = click.option(
+        "--unconnected",
+        type=click.Choice(["none", "zero"]),
+        default=None,
+        help="Unconnected gradients: None (default) or zeros of the input's shape.",
+    )(f)
+    f = click.option(
+        "--wrt",
+        multiple=True,
+        metavar="NAMES",
+        help="Gradient targets, comma-separated (inputs or graph entries).",
+    )(f)
+    f = click.option(
+        "--at",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="Set an input: a number or a JSON list. Repeatable.",
+    )(f)
+    f = click.option(
+        "-e",
+        "--expr",
+        metavar="EXPRESSION",
+        help="Differentiate one expression instead of a spec; output named f.",
+    )(f)
+    return click.argument("spec", required=False, metavar="[SPEC]")(f)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="gradcli")
+def cli():
+    """Gradients with TensorFlow's semantics, and why they are None or zero.
+
+    SPEC is a YAML file ('-' reads standard input); see specs/README.md.
+    Exit status: 0 ok, 1 finding, 2 bad input, 70 internal error.
+    """
+
+
+@cli.command("eval")
+@spec_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "plain"]),
+    default=None,
+    help="Output format (default: table on a terminal, plain otherwise).",
+)
+def eval_command(spec, expr, at, wrt, unconnected, fmt):
+    """Values of the outputs and their gradients."""
+    from .commands.eval import run
+
+    return run(spec, expr, at, wrt, unconnected, fmt)
+
+
+def _error(message: str) -> None:
+    line = " ".join(message.split())  # one line, always
+    try:
+        sys.stderr.write(f"gradcli: error: {line}\n")
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _quiet_broken_pipe() -> None:
+    """Stdout's reader has gone: point stdout at devnull so the exit flush stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def run(argv=None) -> int:
+    """Run the CLI and return its exit status (errors are reported on stderr)."""
+    from . import limits
+
+    try:
+        limits.current = limits.from_env()
+        rv = cli.main(args=argv, prog_name="gradcli", standalone_mode=False)
+        sys.stdout.flush()
+        return rv if isinstance(rv, int) else OK
+    except GradcliError as exc:
+        _error(str(exc))
+        return BAD_INPUT
+    except click.exceptions.Abort:
+        _error("interrupted")
+        return INTERRUPTED
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return INTERRUPTED
+    except click.ClickException as exc:
+        _error(exc.format_message())
+        return BAD_INPUT
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return OK
+    except RecursionError:
+        _error("the input is nested too deeply to process")
+        return BAD_INPUT
+    except MemoryError:
+        _error("out of memory; lower the sizes in the spec or GRADCLI_MAX_ELEMENTS")
+        return BAD_INPUT
+    except Exception as exc:  # a bug in gradcli: one line, full trace on request
+        if os.environ.get("GRADCLI_DEBUG"):
+            raise
+        _error(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in gradcli. "
+            "Run again with GRADCLI_DEBUG=1 for the full trace"
+        )
+        return INTERNAL
+
+
+def main(argv=None) -> None:
+    """Console-script entry point."""
+    sys.exit(run(argv))

@@ -1,0 +1,1 @@
+"""One module per command; cli.py imports them only when the command runs."""

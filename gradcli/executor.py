@@ -1,0 +1,148 @@
+"""Evaluate graph nodes with numpy: only what targets need, each value freed after its last use.
+
+0-d float64 values travel as Python floats through each op's `scalar` fast path (the
+`math` module is ~10x faster than numpy on scalars); a domain or overflow error there
+falls back to the numpy forward, which returns inf or nan as TensorFlow does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import GradcliError
+from .graph import Graph, Node
+from .ops import REGISTRY, resolve_cond
+
+
+def exec_inputs(node: Node) -> tuple[int, ...]:
+    """The inputs a node's forward reads: a cond reads its predicate, then only its taken branch."""
+    if node.op == "cond":
+        taken = node.attrs.get("taken")
+        return (node.inputs[0],) if taken is None else (node.inputs[taken],)
+    return node.inputs
+
+
+def _cond_forward(shape):
+    def forward(v):
+        return v if np.shape(v) == shape else np.broadcast_to(v, shape)
+
+    return forward
+
+
+def _step(node: Node, ins: list[Node]):
+    """(fn, fallback) for one node: the scalar fast path when every value is a 0-d float64."""
+    op = REGISTRY[node.op]
+    if node.op == "cond":
+        return _cond_forward(node.shape), None
+    fn = op.fn(node.attrs)
+    if (
+        op.scalar is not None
+        and node.shape == ()
+        and node.dtype == "float64"
+        and all(n.shape == () and n.dtype in ("float64", "bool") for n in ins)
+    ):
+        return op.scalar, fn
+    return fn, None
+
+
+def run(graph: Graph, targets, known: dict | None = None, keep: bool = False) -> dict:
+    """Values of the targets (and of every node computed, when keep=True)."""
+    nodes = graph.nodes
+    values: dict = dict(known) if known else {}
+    if not targets:
+        return values
+    top = max(targets)
+    needed = bytearray(top + 1)
+    for t in targets:
+        needed[t] = 1
+    for i in range(top, -1, -1):
+        if needed[i] and i not in values:
+            for j in exec_inputs(nodes[i]):
+                needed[j] = 1
+    order = [i for i in range(top + 1) if needed[i] and i not in values]
+    last_use: dict[int, int] = {}
+    if not keep:
+        for i in order:
+            for j in exec_inputs(nodes[i]):
+                last_use[j] = i
+        for t in targets:
+            last_use[t] = top + 1  # never freed
+    frees: dict[int, list[int]] = {}
+    for j, i in last_use.items():
+        if i <= top:
+            frees.setdefault(i, []).append(j)
+
+    vals: list = [None] * (top + 1)
+    for i, v in values.items():
+        if i <= top:
+            vals[i] = v
+    with np.errstate(all="ignore"):
+        for i in order:
+            node = nodes[i]
+            if node.op in ("input", "const"):
+                vals[i] = node.attrs["value"]
+                continue
+            if node.op == "cond" and node.attrs.get("taken") is None:
+                raise AssertionError(f"cond {i} evaluated before its predicate was resolved")
+            args = exec_inputs(node)
+            fn, fallback = _step(node, [nodes[j] for j in args])
+            try:
+                vals[i] = _call(fn, vals, args)
+            except (ArithmeticError, ValueError) as exc:
+                if fallback is None:
+                    raise _eval_error(node, exc) from None
+                try:
+                    vals[i] = _call(fallback, vals, args)
+                except (ArithmeticError, ValueError, TypeError) as exc2:
+                    raise _eval_error(node, exc2) from None
+            except (TypeError, IndexError, MemoryError) as exc:
+                raise _eval_error(node, exc) from None
+            for j in frees.get(i, ()):
+                vals[j] = None
+    out = {t: vals[t] for t in targets}
+    if keep:
+        out.update((i, vals[i]) for i in range(top + 1) if vals[i] is not None)
+    return out
+
+
+def _call(fn, vals, args):
+    if len(args) == 1:
+        return fn(vals[args[0]])
+    if len(args) == 2:
+        return fn(vals[args[0]], vals[args[1]])
+    return fn(*[vals[j] for j in args])
+
+
+def _eval_error(node: Node, exc: Exception) -> GradcliError:
+    if isinstance(exc, MemoryError):
+        return GradcliError(f"out of memory evaluating {node.op}", node.pos)
+    return GradcliError(f"cannot evaluate {node.op}: {exc}", node.pos)
+
+
+def resolve_conds(graph: Graph, outputs, values: dict) -> None:
+    """Evaluate the predicates of the conds the outputs need and record the taken branches.
+
+    Conds inside other conds' predicates or branches are resolved as they become needed;
+    `values` keeps what was computed, for reuse by the main evaluation.
+    """
+    conds = [n for n in graph.nodes if n.op == "cond" and n.attrs.get("taken") is None]
+    nodes = graph.nodes
+    while conds:
+        needed = graph.ancestors(outputs, exec_inputs)
+        pending = [c for c in conds if c.id < len(needed) and needed[c.id]]
+        if not pending:
+            return
+        # a predicate can be evaluated once nothing it depends on is an unresolved cond
+        tainted = bytearray(len(needed))
+        for i in range(len(needed)):
+            node = nodes[i]
+            if (node.op == "cond" and node.attrs.get("taken") is None) or any(
+                tainted[j] for j in exec_inputs(node)
+            ):
+                tainted[i] = 1
+        ready = [c for c in pending if not tainted[c.inputs[0]]]
+        preds = [c.inputs[0] for c in ready]
+        values.update(run(graph, preds, known=values, keep=True))
+        for c in ready:
+            resolve_cond(graph, c, values[c.inputs[0]])
+        conds = [c for c in conds if c.attrs.get("taken") is None]

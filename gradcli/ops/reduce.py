@@ -1,0 +1,315 @@
+"""Reductions, softmax and cumulative ops, with TensorFlow's gradient rules.
+
+Reduction rules receive g with the reduction's exact output shape and return it reshaped
+to the kept-dims shape: it broadcasts back over the reduced axes lazily, and `fit` turns
+it into the input's shape only when something needs the full array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .infer import need_float, need_numeric, normalize_axes, reduced_shape
+from .registry import CUT, KINK, SMOOTH, Op, ShapeError, register
+
+
+def _axes(node, b):
+    """The reduction's axes as a sorted tuple (all axes when axis is None)."""
+    ndim = len(b.shape(node.inputs[0]))
+    axes = normalize_axes(node.op, node.attrs.get("axis"), ndim)
+    return tuple(range(ndim)) if axes is None else axes
+
+
+def _kept(b, node, i: int) -> int:
+    """Node i (shaped like the reduction's output) reshaped to keep the reduced axes."""
+    if node.attrs.get("keepdims") or b.shape(i) == ():
+        return i
+    shape = reduced_shape(b.shape(node.inputs[0]), _axes(node, b), keepdims=True)
+    return b.reshape(i, shape=shape)
+
+
+def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None, doc=""):
+    """Register a public reduction taking axis= and keepdims=."""
+
+    def infer(attrs, x):
+        (need_float if floats else need_numeric)(name, x)
+        axes = normalize_axes(name, attrs.get("axis"), len(x.shape))
+        if name in ("max", "min", "argmax", "argmin") and x.size == 0:
+            raise ShapeError(f"{name} of an empty tensor")
+        return reduced_shape(x.shape, axes, bool(attrs.get("keepdims"))), result or x.dtype
+
+    def bind(attrs):
+        axis = attrs.get("axis")
+        axis = tuple(axis) if isinstance(axis, list) else axis
+        keepdims = bool(attrs.get("keepdims"))
+        return lambda x: forward(x, axis, keepdims)
+
+    return register(
+        Op(
+            name,
+            infer,
+            bind=bind,
+            grads=(rule,),
+            behavior=behavior,
+            public=True,
+            arity=1,
+            kwargs=("axis", "keepdims"),
+            doc=doc,
+            accepts="float" if floats else "number",
+        )
+    )
+
+
+def _sum(x, axis, keepdims):
+    x = np.asarray(x)
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)[()]
+
+
+reduction("sum", _sum, lambda b, n, g: _kept(b, n, g))
+
+
+def _mean_grad(b, n, g):
+    x = n.inputs[0]
+    count = 1
+    for a in _axes(n, b):
+        count *= b.shape(x)[a]
+    return b.div(_kept(b, n, g), b.const(float(count), like=x))
+
+
+reduction(
+    "mean",
+    lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims)[()],
+    _mean_grad,
+    floats=True,
+)
+
+
+def _extreme_grad(b, n, g):
+    # the gradient is split evenly among the elements equal to the extreme ([1,3,3] -> [0,.5,.5])
+    x = n.inputs[0]
+    indicators = b.cast(b.equal(x, _kept(b, n, n.id)), dtype=b.dtype(x))
+    count = b.sum(indicators, axis=_axes(n, b), keepdims=True)
+    return b.mul(b.div(indicators, count), _kept(b, n, g))
+
+
+reduction(
+    "max",
+    lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims)[()],
+    _extreme_grad,
+    behavior=KINK,
+)
+reduction(
+    "min",
+    lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims)[()],
+    _extreme_grad,
+    behavior=KINK,
+)
+
+
+def _prod_grad(b, n, g):
+    # TensorFlow's method, exact where x has zeros: the product of all other elements is
+    # (exclusive cumprod from the left) * (exclusive cumprod from the right) along the
+    # reduced elements, flattened into one leading axis.
+    x = n.inputs[0]
+    shape = b.shape(x)
+    axes = _axes(n, b)
+    other = tuple(i for i in range(len(shape)) if i not in axes)
+    perm = axes + other
+    moved = x if perm == tuple(range(len(shape))) else b.transpose(x, axes=perm)
+    moved_shape = b.shape(moved)
+    reduced_num = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    other_num = int(np.prod([shape[a] for a in other], dtype=np.int64))
+    flat = b.reshape(moved, shape=(reduced_num, other_num))
+    left = b.cumprod(flat, axis=0, exclusive=True)
+    right = b.cumprod(flat, axis=0, exclusive=True, reverse=True)
+    others = b.reshape(b.mul(left, right), shape=moved_shape)
+    if moved != x:
+        others = b.transpose(others, axes=tuple(np.argsort(perm).tolist()))
+    return b.mul(_kept(b, n, g), others)
+
+
+def _prod(x, axis, keepdims):
+    x = np.asarray(x)
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)[()]
+
+
+reduction("prod", _prod, _prod_grad)
+
+
+def _logsumexp(x, axis, keepdims):
+    # TensorFlow's reduce_logsumexp: shift by the max where it is finite
+    x = np.asarray(x)
+    with np.errstate(all="ignore"):
+        raw_max = np.max(x, axis=axis, keepdims=True)
+        shift = np.where(np.isfinite(raw_max), raw_max, np.zeros((), x.dtype))
+        out = np.log(np.sum(np.exp(x - shift), axis=axis, keepdims=True)) + shift
+    if not keepdims:
+        out = np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
+    return out.astype(x.dtype, copy=False)[()]
+
+
+def _logsumexp_grad(b, n, g):
+    # d logsumexp / dx = exp(x - logsumexp(x)) = softmax(x)
+    x = n.inputs[0]
+    return b.mul(_kept(b, n, g), b.exp(b.sub(x, _kept(b, n, n.id))))
+
+
+reduction("logsumexp", _logsumexp, _logsumexp_grad, floats=True)
+
+
+def _arg(fn):
+    def forward(x, axis, keepdims):
+        return fn(x, axis=0 if axis is None else axis)[()]
+
+    return forward
+
+
+def _arg_infer(name):
+    def infer(attrs, x):
+        need_numeric(name, x)
+        if x.size == 0:
+            raise ShapeError(f"{name} of an empty tensor")
+        axis = attrs.get("axis", 0)
+        if not isinstance(axis, int):
+            raise ShapeError(f"{name}: axis must be one integer")
+        if len(x.shape) == 0:
+            raise ShapeError(f"{name} needs a tensor of rank 1 or more, got a scalar")
+        axes = normalize_axes(name, axis, len(x.shape))
+        return reduced_shape(x.shape, axes, False), "int64"
+
+    return infer
+
+
+# argmax/argmin reduce axis 0 by default, as tf.argmax; the result is int64 and cuts gradients
+for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+    register(
+        Op(
+            _name,
+            _arg_infer(_name),
+            bind=lambda attrs, fn=_fn: lambda x: _arg(fn)(x, attrs.get("axis", 0), False),
+            grads=(None,),
+            behavior=CUT,
+            public=True,
+            arity=1,
+            kwargs=("axis",),
+        )
+    )
+
+
+# --- softmax ---------------------------------------------------------------------------------
+def _softmax_infer(attrs, x):
+    need_float("softmax", x)
+    if len(x.shape) == 0:
+        raise ShapeError("softmax needs a tensor of rank 1 or more, got a scalar")
+    normalize_axes("softmax", attrs.get("axis", -1), len(x.shape))
+    return x.shape, x.dtype
+
+
+def _softmax_bind(attrs):
+    axis = attrs.get("axis", -1)
+
+    def softmax(x):
+        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+    return softmax
+
+
+def _softmax_grad(b, n, g):
+    # TensorFlow's SoftmaxGrad: (g - sum(g * s, axis)) * s
+    s = n.id
+    total = b.sum(b.mul(g, s), axis=(n.attrs.get("axis", -1),), keepdims=True)
+    return b.mul(b.sub(g, total), s)
+
+
+register(
+    Op(
+        "softmax",
+        _softmax_infer,
+        bind=_softmax_bind,
+        grads=(_softmax_grad,),
+        public=True,
+        arity=1,
+        kwargs=("axis",),
+        accepts="float",
+    )
+)
+
+
+# --- cumsum, cumprod ---------------------------------------------------------------------------
+def _cum_infer(name):
+    def infer(attrs, x):
+        need_numeric(name, x)
+        if len(x.shape) == 0:
+            raise ShapeError(f"{name} needs a tensor of rank 1 or more, got a scalar")
+        normalize_axes(name, attrs.get("axis", 0), len(x.shape))
+        return x.shape, x.dtype
+
+    return infer
+
+
+def _cum_bind(fn, identity):
+    def bind(attrs):
+        axis = attrs.get("axis", 0)
+        exclusive, reverse = bool(attrs.get("exclusive")), bool(attrs.get("reverse"))
+
+        def forward(x):
+            x = np.asarray(x)
+            if reverse:
+                x = np.flip(x, axis)
+            out = fn(x, axis=axis, dtype=x.dtype)
+            if exclusive:
+                out = np.roll(out, 1, axis=axis)
+                first = [slice(None)] * x.ndim
+                first[axis] = 0
+                out[tuple(first)] = identity
+            return np.flip(out, axis) if reverse else out
+
+        return forward
+
+    return bind
+
+
+def _cumsum_grad(b, n, g):
+    a = n.attrs
+    return b.cumsum(
+        g, axis=a.get("axis", 0), exclusive=bool(a.get("exclusive")), reverse=not a.get("reverse")
+    )
+
+
+def _cumprod_grad(b, n, g):
+    # TensorFlow's CumprodGrad: cumsum(prod * g, reversed) / x (nan where x == 0, as TF)
+    a = n.attrs
+    x = n.inputs[0]
+    summed = b.cumsum(
+        b.mul(n.id, g),
+        axis=a.get("axis", 0),
+        exclusive=bool(a.get("exclusive")),
+        reverse=not a.get("reverse"),
+    )
+    return b.div(summed, x)
+
+
+_CUM_KW = ("axis", "exclusive", "reverse")
+register(
+    Op(
+        "cumsum",
+        _cum_infer("cumsum"),
+        bind=_cum_bind(np.cumsum, 0),
+        grads=(_cumsum_grad,),
+        public=True,
+        arity=1,
+        kwargs=_CUM_KW,
+    )
+)
+register(
+    Op(
+        "cumprod",
+        _cum_infer("cumprod"),
+        bind=_cum_bind(np.cumprod, 1),
+        grads=(_cumprod_grad,),
+        public=True,
+        arity=1,
+        kwargs=_CUM_KW,
+    )
+)

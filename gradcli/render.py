@@ -1,0 +1,118 @@
+"""Output formats: JSON (strict RFC 8259), plain tab-separated lines, and Rich tables."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+SCHEMA = 1
+
+
+def number(v) -> str:
+    """A number as people write it: 7 not 7.0, full precision otherwise; inf, -inf, nan."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    v32 = isinstance(v, np.float32)
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == int(v) and abs(v) < 1e16:
+        return "-0" if v == 0 and math.copysign(1.0, v) < 0 else str(int(v))
+    return str(np.float32(v)) if v32 else repr(v)
+
+
+def jsonable(value):
+    """An array or scalar as JSON data: nested lists, non-finite numbers as strings."""
+    if value is None:
+        return None
+    arr = np.asarray(value)
+    if arr.dtype == bool:
+        return arr.tolist()
+    if np.issubdtype(arr.dtype, np.integer):
+        return arr.tolist()
+    if arr.dtype == np.float32:
+        flat = [float(str(v)) for v in arr.ravel()]
+        data = np.array(flat, dtype=np.float64).reshape(arr.shape)
+    else:
+        data = arr.astype(np.float64, copy=False)
+    if np.all(np.isfinite(data)):
+        return data.tolist()
+    return _replace_nonfinite(data.tolist())
+
+
+def _replace_nonfinite(data):
+    if isinstance(data, list):
+        return [_replace_nonfinite(v) for v in data]
+    if math.isnan(data):
+        return "nan"
+    if math.isinf(data):
+        return "inf" if data > 0 else "-inf"
+    return data
+
+
+def dumps(doc) -> str:
+    """One strict JSON document (allow_nan=False guards against stray non-finite floats)."""
+    return json.dumps(doc, allow_nan=False, indent=2)
+
+
+def compact(value) -> str:
+    """A value for plain output: a number, None, or a compact JSON list ([2,0,2]).
+
+    Numbers are written as by number(); non-finite ones inside lists are quoted so the
+    list stays valid JSON.
+    """
+    if value is None:
+        return "None"
+    arr = np.asarray(value)
+    if arr.shape == ():
+        return number(arr[()])
+    if arr.size == 0:
+        return json.dumps(arr.tolist(), separators=(",", ":"))
+    flat = arr.ravel()
+    if arr.dtype == np.float32:
+        texts = [number(v) for v in flat]
+    else:
+        texts = [number(v) for v in flat.tolist()]
+    texts = [t if t not in ("inf", "-inf", "nan") else f'"{t}"' for t in texts]
+    it = iter(texts)
+    return _nest(arr.shape, it)
+
+
+def _nest(shape, items) -> str:
+    if len(shape) == 1:
+        return "[" + ",".join(next(items) for _ in range(shape[0])) + "]"
+    return "[" + ",".join(_nest(shape[1:], items) for _ in range(shape[0])) + "]"
+
+
+def shape_list(value) -> list[int]:
+    return list(np.shape(value))
+
+
+def pretty(value, width: int = 60) -> str:
+    """A value for tables: full precision for scalars, numpy style (elided) for arrays."""
+    if value is None:
+        return "None"
+    arr = np.asarray(value)
+    if arr.shape == ():
+        return number(arr[()])
+    with np.printoptions(
+        precision=6, threshold=36, edgeitems=2, linewidth=max(width, 24), suppress=True
+    ):
+        return np.array2string(arr, separator=", ")
+
+
+def console(stderr: bool = False):
+    """A Rich console for stdout or stderr; colour only on a terminal and without NO_COLOR."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    no_color = bool(os.environ.get("NO_COLOR")) or not stream.isatty()
+    return Console(file=stream, no_color=no_color, highlight=False, soft_wrap=False, emoji=False)
