@@ -46,7 +46,75 @@ def spec_options(f):
     return click.argument("spec", required=False, metavar="[SPEC]")(f)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _error(message: str) -> None:
+    line = " ".join(message.split())  # one line, always
+    try:
+        sys.stderr.write(f"gradcli: error: {line}\n")
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def _quiet_broken_pipe() -> None:
+    """Stdout's reader has gone: point stdout at devnull so the exit flush stays silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+class GradcliGroup(click.Group):
+    """A click group whose errors are one line on stderr with a documented exit status."""
+
+    def main(self, args=None, prog_name=None, standalone_mode=True, **extra):
+        code = self._run(args, prog_name or "gradcli", **extra)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _run(self, args, prog_name, **extra) -> int:
+        from . import limits
+
+        try:
+            limits.current = limits.from_env()
+            rv = super().main(args, prog_name, standalone_mode=False, **extra)
+            sys.stdout.flush()
+            return rv if isinstance(rv, int) else OK
+        except GradcliError as exc:
+            _error(str(exc))
+            return BAD_INPUT
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            _error("interrupted")
+            return INTERRUPTED
+        except click.ClickException as exc:
+            _error(exc.format_message())
+            return BAD_INPUT
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+            return OK
+        except RecursionError:
+            _error("the input is nested too deeply to process")
+            return BAD_INPUT
+        except MemoryError:
+            _error("out of memory; lower the sizes in the spec or GRADCLI_MAX_ELEMENTS")
+            return BAD_INPUT
+        except Exception as exc:  # a bug in gradcli: one line, the full trace on request
+            if os.environ.get("GRADCLI_DEBUG"):
+                raise
+            _error(
+                f"internal error ({type(exc).__name__}: {exc}); this is a bug in gradcli. "
+                "Run again with GRADCLI_DEBUG=1 for the full trace"
+            )
+            return INTERNAL
+
+
+def main(argv=None) -> None:
+    """Console-script entry point."""
+    cli.main(argv, prog_name="gradcli")
+
+
+@click.group(cls=GradcliGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gradcli")
 def cli():
     """Gradients with TensorFlow's semantics, and why they are None or zero.
@@ -70,66 +138,3 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt):
     from .commands.eval import run
 
     return run(spec, expr, at, wrt, unconnected, fmt)
-
-
-def _error(message: str) -> None:
-    line = " ".join(message.split())  # one line, always
-    try:
-        sys.stderr.write(f"gradcli: error: {line}\n")
-        sys.stderr.flush()
-    except (BrokenPipeError, OSError):
-        pass
-
-
-def _quiet_broken_pipe() -> None:
-    """Stdout's reader has gone: point stdout at devnull so the exit flush stays silent."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
-def run(argv=None) -> int:
-    """Run the CLI and return its exit status (errors are reported on stderr)."""
-    from . import limits
-
-    try:
-        limits.current = limits.from_env()
-        rv = cli.main(args=argv, prog_name="gradcli", standalone_mode=False)
-        sys.stdout.flush()
-        return rv if isinstance(rv, int) else OK
-    except GradcliError as exc:
-        _error(str(exc))
-        return BAD_INPUT
-    except click.exceptions.Abort:
-        _error("interrupted")
-        return INTERRUPTED
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return INTERRUPTED
-    except click.ClickException as exc:
-        _error(exc.format_message())
-        return BAD_INPUT
-    except BrokenPipeError:
-        _quiet_broken_pipe()
-        return OK
-    except RecursionError:
-        _error("the input is nested too deeply to process")
-        return BAD_INPUT
-    except MemoryError:
-        _error("out of memory; lower the sizes in the spec or GRADCLI_MAX_ELEMENTS")
-        return BAD_INPUT
-    except Exception as exc:  # a bug in gradcli: one line, full trace on request
-        if os.environ.get("GRADCLI_DEBUG"):
-            raise
-        _error(
-            f"internal error ({type(exc).__name__}: {exc}); this is a bug in gradcli. "
-            "Run again with GRADCLI_DEBUG=1 for the full trace"
-        )
-        return INTERNAL
-
-
-def main(argv=None) -> None:
-    """Console-script entry point."""
-    sys.exit(run(argv))

@@ -1,0 +1,58 @@
+"""Shared test helpers: running the CLI, and central finite differences."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+
+from gradcli.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "specs"
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def invoke(*args, input=None, env=None) -> Result:
+    """Run gradcli through click's test runner; stdout and stderr kept apart."""
+    runner = CliRunner()
+    res = runner.invoke(cli, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
+    return Result(res.exit_code, res.stdout, res.stderr)
+
+
+def run_json(*args, input=None, code=0) -> dict:
+    """Run a command with --format json and return its document (asserting the exit status)."""
+    res = invoke(*args, "--format", "json", input=input)
+    assert res.code == code, (res.code, res.stderr)
+    return json.loads(res.stdout)
+
+
+def spec(name: str) -> str:
+    return str(SPECS / name)
+
+
+def central_difference(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """d f / d x by central differences, the step scaled to each element's magnitude."""
+    x = np.array(x, dtype=np.float64)
+    grad = np.zeros_like(x)
+    flat = x.reshape(-1)
+    g = grad.reshape(-1)
+    for i in range(flat.size):
+        h = eps * max(1.0, abs(flat[i]))
+        old = flat[i]
+        flat[i] = old + h
+        up = f(x.copy())
+        flat[i] = old - h
+        down = f(x.copy())
+        flat[i] = old
+        g[i] = (up - down) / (2 * h)
+    return grad
