@@ -138,3 +138,12 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt):
     from .commands.eval import run
 
     return run(spec, expr, at, wrt, unconnected, fmt)
+
+
+# --- explain (issue 3) ------------------------------------------------------------------
+
+
+# --- check (issue 4) --------------------------------------------------------------------
+
+
+# --- graph, jacobian, hessian (issue 5) -------------------------------------------------

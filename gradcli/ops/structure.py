@@ -86,6 +86,7 @@ register(
         elementwise=True,
         public=True,
         arity=1,
+        kwargs=("dtype",),
     )
 )
 
