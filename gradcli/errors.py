@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Pos:
+class Pos(NamedTuple):
     """A position in a spec file or expression: 1-based line and column."""
 
     file: str

@@ -88,13 +88,12 @@ def run(graph: Graph, targets, known: dict | None = None, keep: bool = False) ->
             fn, fallback = _step(node, [nodes[j] for j in args])
             try:
                 vals[i] = _call(fn, vals, args)
-            except (ArithmeticError, ValueError) as exc:
-                if fallback is None:
-                    raise _eval_error(node, exc) from None
+            except (ArithmeticError, ValueError):
+                # Python-float arithmetic raises where numpy returns inf or nan: redo in numpy
                 try:
-                    vals[i] = _call(fallback, vals, args)
-                except (ArithmeticError, ValueError, TypeError) as exc2:
-                    raise _eval_error(node, exc2) from None
+                    vals[i] = (fallback or fn)(*[_as_numpy(vals[j]) for j in args])
+                except (ArithmeticError, ValueError, TypeError) as exc:
+                    raise _eval_error(node, exc) from None
             except (TypeError, IndexError, MemoryError) as exc:
                 raise _eval_error(node, exc) from None
             for j in frees.get(i, ()):
@@ -111,6 +110,10 @@ def _call(fn, vals, args):
     if len(args) == 2:
         return fn(vals[args[0]], vals[args[1]])
     return fn(*[vals[j] for j in args])
+
+
+def _as_numpy(value):
+    return np.float64(value) if type(value) is float else value
 
 
 def _eval_error(node: Node, exc: Exception) -> GradcliError:
