@@ -1,0 +1,142 @@
+"""gradcli eval's command-line promises: formats, stdin, overrides, errors, a real subprocess."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from helpers import SPECS, invoke, run_json, spec
+
+
+def test_json_document_fields():
+    doc = run_json("eval", spec("mask.yaml"))
+    assert doc["schema"] == 1 and doc["unconnected"] == "none"
+    assert doc["outputs"]["loss"]["shape"] == [] and doc["outputs"]["loss"]["dtype"] == "float64"
+    g = doc["gradients"]["x"]
+    assert set(g) >= {"value", "shape", "dtype", "status"}
+    assert g["shape"] == [5, 5] and g["status"] == "connected"
+
+
+def test_json_encodes_non_finite_numbers_as_strings():
+    res = invoke("eval", "-e", "log(x) * [1, -1] + [0, 0] / x2", "--at", "x=0", "--at", "x2=0",
+                 "--format", "json")  # fmt: skip
+    assert res.code == 0
+    doc = json.loads(res.stdout, parse_constant=lambda c: pytest.fail(f"bare {c} in JSON"))
+    assert doc["outputs"]["f"]["value"] == ["nan", "nan"]
+    assert doc["gradients"]["x"]["value"] == "nan"  # -inf + inf
+
+
+def test_plain_format_lines():
+    res = invoke("eval", spec("custom_relu.yaml"), "--format", "plain")
+    assert res.code == 0
+    assert res.stdout.splitlines() == ["output\tz\t1.5", "grad\tx\t[2,0,2]"]
+
+
+def test_plain_is_the_default_when_not_a_terminal():
+    res = invoke("eval", spec("stop_gradient.yaml"))
+    assert res.stdout.splitlines() == ["output\tz\t6", "grad\tx\tNone", "grad\ty\t2"]
+
+
+def test_table_format_without_colour():
+    res = invoke("eval", spec("stop_gradient.yaml"), "--format", "table")
+    assert res.code == 0
+    assert "\x1b[" not in res.stdout  # not a terminal: no colour codes
+    lines = res.stdout.splitlines()
+    assert any(line.split()[:4] == ["z", "│", "()", "│"] for line in lines)
+    row_x = next(line for line in lines if line.lstrip().startswith("x "))
+    assert "None" in row_x and "unconnected" in row_x
+    row_y = next(line for line in lines if line.lstrip().startswith("y "))
+    assert "2" in row_y and "connected" in row_y
+
+
+def test_spec_from_stdin():
+    text = (SPECS / "quadratic.yaml").read_text()
+    res = invoke("eval", "-", "--format", "plain", input=text)
+    assert res.code == 0 and res.stdout.splitlines()[-1] == "grad\tx\t7"
+
+
+def test_at_overrides_keep_the_spec_shape_rules():
+    doc = run_json("eval", spec("two_inputs.yaml"), "--at", "x=[1, 2]", "--at", "y=inf")
+    assert doc["outputs"]["z"]["value"] == ["inf", "inf"]
+    doc = run_json("eval", spec("quadratic.yaml"), "--at", "x=-1.5")
+    assert doc["gradients"]["x"]["value"] == 0.0
+
+
+def test_wrt_override_and_intermediate_target():
+    doc = run_json("eval", spec("mask.yaml"), "--wrt", "masked_x")
+    assert list(doc["gradients"]) == ["masked_x"]
+    assert doc["gradients"]["masked_x"]["value"] == [[1.0] * 5] * 5
+    doc = run_json("eval", spec("two_inputs.yaml"), "--wrt", "y", "--wrt", "x")
+    assert list(doc["gradients"]) == ["y", "x"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["eval", "-e", "sinn(x)", "--at", "x=1"],
+         "<expr>:1:1: unknown function 'sinn' (did you mean 'sin'?)"),
+        (["eval", "-e", "x * y", "--at", "x=1"], "no value for 'y'"),
+        (["eval", "-e", "x", "--at", "x=[1, 2"], "--at x: cannot read"),
+        (["eval", "-e", "x", "--at", "x"], "expected NAME=VALUE"),
+        (["eval", spec("quadratic.yaml"), "--wrt", "q"], "--wrt names 'q'"),
+        (["eval", spec("quadratic.yaml"), "-e", "x"], "not both"),
+        (["eval"], "no spec"),
+        (["eval", "missing.yaml"], "cannot read missing.yaml"),
+        (["eval", spec("quadratic.yaml"), "--format", "xml"], "'xml' is not one of"),
+    ],
+)  # fmt: skip
+def test_errors_are_one_line_with_exit_2(args, message):
+    res = invoke(*args)
+    assert res.code == 2
+    assert res.stdout == ""
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gradcli: error: ")
+    assert message in lines[0]
+    assert "Traceback" not in res.stderr
+
+
+def test_error_position_in_a_spec_file(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("inputs:\n  x: 1.0\ngraph:\n  y: x * 2\n  z: y + sinn(x)\n")
+    res = invoke("eval", path)
+    assert res.code == 2
+    assert res.stderr.strip() == (
+        f"gradcli: error: {path}:5:10: unknown function 'sinn' (did you mean 'sin'?)"
+    )
+
+
+def test_error_position_inside_quoted_and_block_scalars(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text('inputs:\n  x: 1.0\ngraph:\n  y: "x * 2 + q"\n  z: |\n    y +\n      w\n')
+    res = invoke("eval", path)
+    assert f"{path}:4:15: unknown name 'q'" in res.stderr
+    path.write_text("inputs:\n  x: 1.0\ngraph:\n  y: x\n  z: |\n    y +\n      w\n")
+    res = invoke("eval", path)
+    assert f"{path}:7:7: unknown name 'w'" in res.stderr
+
+
+def run_process(*args, env=None, input=None):
+    return subprocess.run([sys.executable, "-m", "gradcli", *args], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, input=input,
+                          timeout=120)  # fmt: skip
+
+
+def test_real_subprocess_pipeline():
+    proc = run_process("eval", "-e", "x*x + 3*x", "--at", "x=2", "--format", "plain")
+    assert proc.returncode == 0
+    grads = [line.split("\t")[2] for line in proc.stdout.splitlines() if line.startswith("grad")]
+    assert grads == ["7"]
+
+
+def test_real_subprocess_error_is_one_line():
+    proc = run_process("eval", str(SPECS / "nope.yaml"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_help_and_version():
+    res = invoke("--help")
+    assert res.code == 0 and "eval" in res.stdout
+    res = invoke("--version")
+    assert res.code == 0 and res.stdout.startswith("gradcli, version ")
