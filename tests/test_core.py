@@ -291,3 +291,27 @@ def test_twenty_thousand_terms_on_one_line():
     terms = " + ".join(f"{i} * x" for i in range(20_000))
     ev = grad(terms, {"x": 1.0})
     assert ev.gradients["x"] == sum(range(20_000))
+
+
+def test_executor_frees_values_after_their_last_use():
+    import tracemalloc
+
+    from gradcli.executor import run
+
+    n, size = 40, 250_000  # 40 intermediates of 2 MB each
+    lines = ["inputs:", f"  x0: {{zeros: [{size}]}}", "graph:"]
+    lines += [f"  x{i}: x{i - 1} * 1.5 + 1" for i in range(1, n + 1)]
+    problem = spec_problem("\n".join(lines) + "\n")
+    tracemalloc.start()
+    try:
+        run(problem.graph, problem.outputs)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * size * 6  # a handful of live arrays, not one per node
+
+
+def spec_problem(text):
+    from gradcli.api import problem_from_text
+
+    return problem_from_text(text)
