@@ -141,6 +141,30 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt):
 
 
 # --- explain (issue 3) ------------------------------------------------------------------
+@cli.command("explain")
+@spec_options
+@click.option(
+    "--output",
+    metavar="NAME",
+    help="Explain the gradients of this graph entry only (default: every output).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    help="Output format (default: table).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
+def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
+    """Why each gradient is None or zero: the node that cut or zeroed it.
+
+    One result per (output, input) pair. Exit status: 0 when every gradient is connected
+    and nonzero everywhere, 1 when some gradient is None or (partly) zero, 2 bad input.
+    """
+    from .commands.explain import run
+
+    return run(spec, expr, at, wrt, unconnected, output, fmt, quiet)
 
 
 # --- check (issue 4) --------------------------------------------------------------------

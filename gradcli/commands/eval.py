@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..engine import Evaluation, evaluate
 from ..render import SCHEMA, compact, console, dumps, jsonable, pretty, shape_list
 from .common import choose_format, load_problem
@@ -9,7 +11,23 @@ from .common import choose_format, load_problem
 UNCONNECTED_HINT = "no differentiable path; run `gradcli explain` to see which node cuts it"
 
 
-def document(ev: Evaluation) -> dict:
+def explanations(ev: Evaluation) -> dict:
+    """name -> explain's Pair for every None or (partly) zero gradient of the summed outputs."""
+    graph = ev.problem.graph
+    need = []
+    for x in ev.problem.wrt:
+        name = graph[x].name
+        value = ev.gradients[name]
+        if ev.status[name] != "connected" or value is None or np.any(value == 0):
+            need.append(x)
+    if not need:
+        return {}
+    from ..explain import explain_sum
+
+    return {graph[x].name: pair for x, pair in explain_sum(ev.problem, need).items()}
+
+
+def document(ev: Evaluation, why: dict | None = None) -> dict:
     """The JSON document of an evaluation (the scripting interface, schema 1)."""
     graph = ev.problem.graph
     outputs = {
@@ -26,6 +44,12 @@ def document(ev: Evaluation) -> dict:
             "dtype": node.dtype,
             "status": ev.status[node.name],
         }
+        pair = (why or {}).get(node.name)
+        grads[node.name]["reason"] = pair.reason if pair else None
+        causes = [c.document() for c in pair.causes] if pair else []
+        for cause in causes:
+            del cause["path"]  # an index into explain's paths, which eval does not list
+        grads[node.name]["causes"] = causes
     return {
         "schema": SCHEMA,
         "outputs": outputs,
@@ -40,7 +64,8 @@ def plain(ev: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def table(ev: Evaluation) -> None:
+def table(ev: Evaluation, why: dict) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     out = console()
@@ -59,13 +84,17 @@ def table(ev: Evaluation) -> None:
         node = graph[x]
         status = ev.status[node.name]
         value = pretty(ev.gradients[node.name], width)
+        pair = why.get(node.name)
+        reason = escape(pair.reason) if pair and pair.reason else None
         if status == "unconnected":
             grads.add_row(
                 node.name,
                 str(node.shape),
                 f"[yellow]{value}[/]",
-                f"[yellow]unconnected: {UNCONNECTED_HINT}[/]",
+                f"[yellow]unconnected: {reason or UNCONNECTED_HINT}[/]",
             )
+        elif reason:
+            grads.add_row(node.name, str(node.shape), value, f"[yellow]{status}; {reason}[/]")
         else:
             grads.add_row(node.name, str(node.shape), value, f"[green]{status}[/]")
     if ev.problem.wrt:
@@ -78,9 +107,9 @@ def run(spec, expr, at, wrt, unconnected, fmt) -> int:
     ev = evaluate(problem)
     fmt = choose_format(fmt)
     if fmt == "json":
-        print(dumps(document(ev)))
+        print(dumps(document(ev, explanations(ev))))
     elif fmt == "plain":
         print(plain(ev))
     else:
-        table(ev)
+        table(ev, explanations(ev))
     return 0
