@@ -64,9 +64,21 @@ def reachable(graph: Graph, outputs, targets) -> tuple[bytearray, bytearray]:
 
 
 def gradients(
-    graph: Graph, outputs: list[int], targets: list[int], seeds=None, record: bool = False
+    graph: Graph,
+    outputs: list[int],
+    targets: list[int],
+    seeds=None,
+    record: bool = False,
+    zeros: bool = False,
 ) -> Gradients:
-    """Build the gradient of the outputs (weighted by seeds, default ones) w.r.t. the targets."""
+    """Build the gradient of the outputs (weighted by seeds, default ones) w.r.t. the targets.
+
+    zeros=True builds a constant zero node wherever a rule knows its gradient is zero
+    (sign, relu_grad's second input), as TensorFlow's zeros_like, and lets it flow through
+    the other rules: the result is then never ZERO_GRAD, and differentiating it again finds
+    the connections TensorFlow's nested tapes find (d/dz of the gradient of sign(x*z) w.r.t.
+    x is a connected zero, through zeros * z).
+    """
     first = len(graph)
     grads = Gradients(
         list(outputs), list(targets), [None] * len(targets), first_gradient_node=first
@@ -112,6 +124,8 @@ def gradients(
             r = ZERO_GRAD if g is ZERO_GRAD else run_rule(b, node, g, j, op)
             if r is None:
                 continue
+            if r is ZERO_GRAD and zeros:
+                r = b.const(0.0, like=k)
             if r is not ZERO_GRAD:
                 r = fit(b, r, nodes[k].shape)
             if record:

@@ -171,3 +171,48 @@ def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
 
 
 # --- graph, jacobian, hessian (issue 5) -------------------------------------------------
+@cli.command("graph")
+@spec_options
+@click.option("--grad", is_flag=True, help="Add the gradient nodes built for the targets.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["tree", "dot", "mermaid", "json"]),
+    default="tree",
+    help="Output format (default: tree).",
+)
+@click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
+def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output):
+    """The forward graph (and with --grad the gradient graph): tree, DOT, Mermaid, JSON."""
+    from .commands.graph import run
+
+    return run(spec, expr, at, wrt, unconnected, grad, fmt, output)
+
+
+_DERIVATIVE_FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "plain"]),
+    default=None,
+    help="Output format (default: table on a terminal, plain otherwise).",
+)
+
+
+@cli.command("jacobian")
+@spec_options
+@_DERIVATIVE_FORMAT
+def jacobian_command(spec, expr, at, wrt, unconnected, fmt):
+    """The Jacobian of every output w.r.t. every target: shape(output) + shape(input)."""
+    from .commands.derivatives import run_jacobian
+
+    return run_jacobian(spec, expr, at, wrt, unconnected, fmt)
+
+
+@cli.command("hessian")
+@spec_options
+@_DERIVATIVE_FORMAT
+def hessian_command(spec, expr, at, wrt, unconnected, fmt):
+    """The Hessian of a scalar output: one block per pair of targets."""
+    from .commands.derivatives import run_hessian
+
+    return run_hessian(spec, expr, at, wrt, unconnected, fmt)
