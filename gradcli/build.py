@@ -158,7 +158,7 @@ class Builder:
         raise GradcliError(f"expected a tensor, got {_describe(value)}", pos)
 
     def operand(self, value):
-        """A built value as a node id or a literal; lists become tensors, anything else is refused."""
+        """A built value as a node id or a literal; lists become tensors, anything else fails."""
         if isinstance(value, Seq):
             value = self.sequence(value)
         if isinstance(value, (int, Lit)):
