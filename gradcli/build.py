@@ -18,7 +18,7 @@ import numpy as np
 
 from . import expr as ast
 from .errors import GradcliError, Pos, did_you_mean
-from .graph import FLOAT_DTYPES, INT_DTYPES, Graph, is_float
+from .graph import FLOAT_DTYPES, INT_DTYPES, MAX_RANK, Graph, is_float
 from .ops import REGISTRY, const, emit, public_ops
 
 CONSTANTS = {
@@ -157,8 +157,19 @@ class Builder:
         pos = getattr(value, "pos", None)
         raise GradcliError(f"expected a tensor, got {_describe(value)}", pos)
 
+    def operand(self, value):
+        """A built value as a node id or a literal; lists become tensors, anything else fails."""
+        if isinstance(value, Seq):
+            value = self.sequence(value)
+        if isinstance(value, (int, Lit)):
+            return value
+        raise GradcliError(
+            f"expected a tensor, got {_describe(value)}", getattr(value, "pos", None)
+        )
+
     def sequence(self, seq: Seq):
         """A list expression as a tensor: a literal array when constant, else stack(items)."""
+        _check_list_depth(seq)  # bounds the recursion below by MAX_RANK
         items = [self.sequence(v) if isinstance(v, Seq) else v for v in seq.items]
         if not items:
             raise GradcliError("an empty list is not a tensor", seq.pos)
@@ -172,6 +183,7 @@ class Builder:
 
     def unify(self, values: list, pos: Pos, number=False) -> list[int]:
         """Bring tensors and literals to one dtype (see promote); number=True makes bools floats."""
+        values = [self.operand(v) for v in values]
         nodes = [v for v in values if isinstance(v, int)]
         if nodes:
             target = promote([self.graph[i].dtype for i in nodes], pos)
@@ -245,8 +257,7 @@ class Builder:
         raise GradcliError(f"unknown name '{ident}'{self.where}{hint}", node.pos)
 
     def unary(self, node: ast.Unary, value):
-        if isinstance(value, Seq):
-            value = self.sequence(value)
+        value = self.operand(value)
         if isinstance(value, Lit):
             v = value.value.astype(float) if value.value.dtype == bool else value.value
             return Lit(-v if node.op == "-" else v, node.pos)
@@ -283,6 +294,8 @@ class Builder:
             if len(args) < 1 or not isinstance(args[0], Seq):
                 raise GradcliError(f"{opname} takes a list of tensors, e.g. {opname}([a, b])", pos)
             tensors, extra = args[0].items, args[1:]
+            if not tensors:
+                raise GradcliError(f"{opname} needs at least one tensor in its list", pos)
         else:
             tensors, extra = args[: op.arity], args[op.arity :]
             if len(tensors) < op.arity:
@@ -416,6 +429,20 @@ class Builder:
         return rule
 
 
+def _check_list_depth(seq: Seq) -> None:
+    """Refuse a list expression nested deeper than a tensor's rank can be (iteratively)."""
+    stack = [(seq, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_RANK:
+            raise GradcliError(
+                f"a list nested more than {MAX_RANK} levels deep (a tensor has at most "
+                f"{MAX_RANK} dimensions)",
+                item.pos,
+            )
+        stack.extend((v, depth + 1) for v in item.items if isinstance(v, Seq))
+
+
 def _pos_of(tree) -> Pos | None:
     return getattr(tree, "pos", None)
 
@@ -462,6 +489,10 @@ def _attribute(opname: str, name: str, value, pos: Pos):
     if isinstance(value, Seq):
         items = value.items
         if all(isinstance(v, Lit) and v.value.shape == () for v in items):
+            if name == "shape" and len(items) > MAX_RANK:
+                raise GradcliError(
+                    f"{opname}: a shape has at most {MAX_RANK} dimensions, got {len(items)}", pos
+                )
             return [_constant_int(v, f"{opname}: {name}", pos) for v in items]
     if isinstance(value, Lit) and value.value.ndim == 1 and value.value.size == 0:
         return []

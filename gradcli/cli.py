@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from . import __version__
+from . import __version__, limits
 from .errors import GradcliError
 
 OK, FINDING, BAD_INPUT, INTERNAL, INTERRUPTED = 0, 1, 2, 70, 130
@@ -46,8 +46,40 @@ def spec_options(f):
     return click.argument("spec", required=False, metavar="[SPEC]")(f)
 
 
+LIMIT_HELP = {
+    "max_elements": ("N", int, "Most elements in any one tensor"),
+    "max_nodes": ("N", int, "Most graph nodes, forward and gradient together"),
+    "max_depth": ("N", int, "Deepest nesting of an expression or of the YAML"),
+    "sympy_timeout": ("SECONDS", float, "Wall-clock budget for SymPy in check"),
+    "sympy_max_nodes": ("N", int, "Largest graph check translates to SymPy"),
+}
+
+
+def limit_options(f):
+    """The global resource-limit flags; each overrides its GRADCLI_* environment variable."""
+    defaults = limits.Limits()
+    for name, (metavar, kind, text) in reversed(LIMIT_HELP.items()):
+        default = getattr(defaults, name)
+        f = click.option(
+            limits.flag(name),
+            name,
+            type=kind,
+            default=None,
+            metavar=metavar,
+            help=f"{text} (default {default:,}; env {limits.ENV[name]}).",
+        )(f)
+    return f
+
+
+# click >= 8.2 raises this for a bare `gradcli`; older versions print the help themselves
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+MAX_MESSAGE = 1000  # characters: a message quoting a huge input stays readable
+
+
 def _error(message: str) -> None:
     line = " ".join(message.split())  # one line, always
+    if len(line) > MAX_MESSAGE:
+        line = line[: MAX_MESSAGE - 3] + "..."
     try:
         sys.stderr.write(f"gradcli: error: {line}\n")
         sys.stderr.flush()
@@ -87,6 +119,9 @@ class GradcliGroup(click.Group):
         except (click.exceptions.Abort, KeyboardInterrupt):
             _error("interrupted")
             return INTERRUPTED
+        except _NO_ARGS:
+            _error(f"no command given; run '{prog_name} --help' to see the commands")
+            return BAD_INPUT
         except click.ClickException as exc:
             _error(exc.format_message())
             return BAD_INPUT
@@ -116,12 +151,16 @@ def main(argv=None) -> None:
 
 @click.group(cls=GradcliGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gradcli")
-def cli():
+@limit_options
+def cli(**overrides):
     """Gradients with TensorFlow's semantics, and why they are None or zero.
 
     SPEC is a YAML file ('-' reads standard input); see specs/README.md.
-    Exit status: 0 ok, 1 finding, 2 bad input, 70 internal error.
+    Exit status: 0 ok, 1 finding, 2 bad input, 70 internal error, 130 interrupted.
     """
+    for name, value in overrides.items():
+        if value is not None:
+            setattr(limits.current, name, limits.check(name, value, limits.flag(name)))
 
 
 @cli.command("eval")

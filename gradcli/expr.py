@@ -8,6 +8,7 @@ bounded by the nesting limit.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -201,7 +202,8 @@ class Parser:
         self.depth += 1
         if self.depth > self.max_depth:
             raise LimitError(
-                f"expression nested more than {self.max_depth} levels deep (GRADCLI_MAX_DEPTH)",
+                f"expression nested more than {self.max_depth} levels deep "
+                f"{limits.advice('max_depth')}",
                 self.pos(tok),
             )
 
@@ -209,7 +211,16 @@ class Parser:
     def parse(self):
         if self.peek().kind == "end":
             raise self.error("empty expression")
-        node = self.expression()
+        # one nesting level costs at most _FRAMES_PER_LEVEL Python frames (a list item:
+        # atom, sequence, expression, unary, power, postfix); make room for max_depth levels
+        needed = _FRAMES_PER_LEVEL * (self.max_depth + 2) + 200
+        old = sys.getrecursionlimit()
+        if old < needed + _stack_depth():
+            sys.setrecursionlimit(needed + _stack_depth())
+        try:
+            node = self.expression()
+        finally:
+            sys.setrecursionlimit(old)
         tok = self.peek()
         if tok.kind != "end":
             raise self.unexpected(tok)
@@ -393,6 +404,17 @@ class Parser:
             return parts[0]
         parts += [None] * (3 - len(parts))
         return Slice(parts[0], parts[1], parts[2], self.pos(tok))
+
+
+_FRAMES_PER_LEVEL = 8
+
+
+def _stack_depth() -> int:
+    """The number of frames on the current stack."""
+    frame, n = sys._getframe(), 0
+    while frame is not None:
+        frame, n = frame.f_back, n + 1
+    return n
 
 
 def parse(text: str, locate: Callable[[int, int], Pos] | None = None):

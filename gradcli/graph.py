@@ -7,6 +7,7 @@ from .errors import Pos
 FLOAT_DTYPES = ("float32", "float64")
 INT_DTYPES = ("int32", "int64")
 DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
+MAX_RANK = 32  # dimensions of a tensor (numpy 1.x's limit; numpy 2 allows 64)
 
 
 def is_float(dtype: str) -> bool:

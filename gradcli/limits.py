@@ -1,4 +1,9 @@
-"""Resource limits: documented defaults, overridable by environment variables."""
+"""Resource limits: documented defaults, overridable by environment variables and CLI flags.
+
+Precedence: a global flag (`gradcli --max-elements N eval ...`) over the GRADCLI_*
+environment variable over the default. Every limit is checked before the work it bounds
+(a tensor's size before it is allocated, the node count before a node is added).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ class Limits:
 
     max_elements: int = 100_000_000  # elements in any one tensor (800 MB in float64)
     max_nodes: int = 2_000_000  # graph nodes, forward and gradient together
-    max_depth: int = 200  # nesting depth of one expression (parentheses, calls, lists)
+    max_depth: int = 200  # nesting depth of one expression (parentheses, calls, lists) or YAML
     sympy_timeout: float = 5.0  # wall-clock seconds for SymPy in a check, then fall back
     sympy_max_nodes: int = 400  # larger graphs are checked with finite differences
 
@@ -25,6 +30,30 @@ ENV = {
     "sympy_max_nodes": "GRADCLI_SYMPY_MAX_NODES",
 }
 
+# The parser recurses once per nesting level; this cap keeps that well inside the stack.
+MAX_DEPTH_CAP = 1000
+
+
+def flag(name: str) -> str:
+    """The command-line flag of a limit: max_elements -> --max-elements."""
+    return "--" + name.replace("_", "-")
+
+
+def advice(name: str) -> str:
+    """How to change a limit, for error messages."""
+    return f"(change it with {flag(name)} or {ENV[name]})"
+
+
+def check(name: str, value, source: str):
+    """A limit's value, validated: positive, and within the cap for max_depth."""
+    from .errors import GradcliError
+
+    if value <= 0:
+        raise GradcliError(f"{source} must be positive, got {value}")
+    if name == "max_depth" and value > MAX_DEPTH_CAP:
+        raise GradcliError(f"{source} must be at most {MAX_DEPTH_CAP}, got {value}")
+    return value
+
 
 def from_env(environ=os.environ) -> Limits:
     """Limits with every GRADCLI_* variable that is set applied."""
@@ -33,15 +62,17 @@ def from_env(environ=os.environ) -> Limits:
     limits = Limits()
     for f in fields(Limits):
         raw = environ.get(ENV[f.name])
-        if raw is None or raw == "":
+        if raw is None or raw.strip() == "":
             continue
+        kind = type(getattr(limits, f.name))
         try:
-            value = type(getattr(limits, f.name))(raw)
+            value = kind(raw.strip())
         except ValueError:
-            raise GradcliError(f"{ENV[f.name]}={raw!r} is not a number") from None
-        if value <= 0:
-            raise GradcliError(f"{ENV[f.name]} must be positive, got {raw}")
-        setattr(limits, f.name, value)
+            what = "a whole number" if kind is int else "a number"
+            raise GradcliError(f"{ENV[f.name]}={raw!r} is not {what}") from None
+        if value != value:  # nan
+            raise GradcliError(f"{ENV[f.name]}={raw!r} is not a number")
+        setattr(limits, f.name, check(f.name, value, ENV[f.name]))
     return limits
 
 

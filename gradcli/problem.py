@@ -7,9 +7,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import expr as ast
+from . import limits
 from .build import CONSTANTS, Builder
-from .errors import GradcliError, Pos, did_you_mean
-from .graph import Graph, is_float
+from .errors import GradcliError, LimitError, Pos, did_you_mean
+from .graph import MAX_RANK, Graph, is_float
 from .ops import emit
 from .spec import EntrySpec, InputSpec, Spec
 
@@ -29,6 +30,11 @@ class Problem:
         return self.graph[i].name
 
 
+def clip(text: str, width: int = 60) -> str:
+    """User text quoted for an error message, shortened when long."""
+    return repr(text if len(text) <= width else text[: width - 3] + "...")
+
+
 def parse_value(text: str, what: str) -> np.ndarray:
     """A number or JSON list from the command line (inf, -inf and nan are accepted)."""
     import json
@@ -39,20 +45,48 @@ def parse_value(text: str, what: str) -> np.ndarray:
             raw,
             parse_constant=lambda c: {"Infinity": np.inf, "-Infinity": -np.inf, "NaN": np.nan}[c],
         )
+    except RecursionError:
+        raise GradcliError(f"{what}: the list is nested more than {MAX_RANK} levels deep") from None
     except (ValueError, KeyError):
         try:
             value = float(raw)  # inf, -inf, nan, 1e3 ...
         except ValueError:
-            raise GradcliError(f"{what}: cannot read {text!r} as a number or a JSON list") from None
+            raise GradcliError(
+                f"{what}: cannot read {clip(text)} as a number or a JSON list"
+            ) from None
+    _check_leaves(value, text, what)
     try:
         arr = np.array(value, dtype=float)
     except (ValueError, TypeError):
         raise GradcliError(
-            f"{what}: {text!r} is not a number or a rectangular list of numbers"
+            f"{what}: {clip(text)} is not a number or a rectangular list of numbers"
         ) from None
-    if arr.dtype == object:
-        raise GradcliError(f"{what}: {text!r} is a ragged list")
+    if arr.size > limits.current.max_elements:
+        raise LimitError(
+            f"{what}: {arr.size:,} elements, over the limit of "
+            f"{limits.current.max_elements:,} {limits.advice('max_elements')}"
+        )
     return arr
+
+
+def _check_leaves(value, text: str, what: str) -> None:
+    """Every leaf of a JSON value is a number or boolean, nested at most MAX_RANK deep."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, list):
+            if depth >= MAX_RANK:
+                raise GradcliError(f"{what}: the list is nested more than {MAX_RANK} levels deep")
+            stack.extend((item, depth + 1) for item in v)
+        elif not isinstance(v, (int, float)):
+            shown = "null" if v is None else clip(json_text(v))
+            raise GradcliError(f"{what}: {shown} in {clip(text)} is not a number")
+
+
+def json_text(v) -> str:
+    import json
+
+    return json.dumps(v)
 
 
 def override_inputs(spec: Spec, at: dict[str, np.ndarray]) -> Spec:
@@ -67,6 +101,12 @@ def override_inputs(spec: Spec, at: dict[str, np.ndarray]) -> Spec:
         old = inputs[name]
         if not is_float(old.dtype) and not np.all(np.isfinite(value) & (value == np.round(value))):
             raise GradcliError(f"--at {name}: input '{name}' is {old.dtype}; give a whole number")
+        if old.dtype in ("int32", "int64") and value.size:
+            info = np.iinfo(old.dtype)
+            if value.min() < info.min or value.max() > info.max:
+                raise GradcliError(f"--at {name}: the value does not fit in {old.dtype}")
+        if old.dtype == "bool" and not np.all((value == 0) | (value == 1)):
+            raise GradcliError(f"--at {name}: input '{name}' is bool; give true, false, 1 or 0")
         inputs[name] = replace(old, value=value.astype(old.dtype))
     return replace(spec, inputs=inputs)
 

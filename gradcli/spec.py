@@ -1,9 +1,10 @@
-"""YAML spec files to a validated `Spec` (the only module that imports yaml).
+"""YAML spec files to a validated `Spec` (with safeyaml.py, the only modules that import yaml).
 
-The YAML is composed with PyYAML's safe C loader into position-carrying nodes and then
-read by hand: only plain scalars, lists and mappings are accepted, a key given twice is an
-error (PyYAML would keep the last one silently), object-constructing tags are refused, and
-aliases may not expand into more values than the file could plausibly hold.
+The YAML is composed with PyYAML's safe loader into position-carrying nodes (iteratively,
+with bounded nesting: see safeyaml.py) and then read by hand: only plain scalars, lists
+and mappings are accepted, a key given twice is an error (PyYAML would keep the last one
+silently), object-constructing tags are refused, and aliases may not expand into more
+values than the file could plausibly hold.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from . import expr as ast
 from . import limits
 from .build import CONSTANTS, RESERVED, Function
 from .errors import GradcliError, LimitError, Pos, did_you_mean
-from .graph import DTYPES, is_float
+from .graph import DTYPES, MAX_RANK, is_float
 from .ops import public_ops
+from .safeyaml import compose
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 TOP_KEYS = (
@@ -181,20 +183,28 @@ class Reader:
             raise self.error(f"YAML tag '{node.tag}' is not allowed in a spec", node)
 
     def string(self, node, what: str) -> str:
+        if node.id != "scalar":
+            raise self.error(f"{what} must be a string, got {self.kind(node)}", node)
         value = self.scalar(node)
         if not isinstance(value, str):
             raise self.error(f"{what} must be a string, got {self.kind(node)}", node)
         return value
 
     def names(self, node, what: str) -> list[tuple[str, Pos]]:
-        """A list of names, or one string of comma-separated names."""
+        """A non-empty list of names, or one string of comma-separated names."""
         if node.id == "sequence":
             self.check_tags(node)
-            return [
+            names = [
                 (self.string(item, f"each name in {what}"), self.pos(item)) for item in node.value
             ]
-        text = self.string(node, what)
-        return [(part.strip(), self.pos(node)) for part in text.split(",") if part.strip()]
+        elif node.id == "mapping":
+            raise self.error(f"{what} must be a name or a list of names, got a mapping", node)
+        else:
+            text = self.string(node, what)
+            names = [(part.strip(), self.pos(node)) for part in text.split(",") if part.strip()]
+        if not names:
+            raise self.error(f"{what} is empty; name at least one, or leave {what} out", node)
+        return names
 
     def number_array(self, node, what: str) -> np.ndarray:
         """A number or a rectangular nested list of numbers (or booleans) as a numpy array."""
@@ -203,9 +213,15 @@ class Reader:
         if any(isinstance(v, bool) for v in flat) and not all(isinstance(v, bool) for v in flat):
             raise self.error(f"{what} mixes booleans and numbers", node)
         dtype = bool if flat and isinstance(flat[0], bool) else np.float64
-        size = int(np.prod(shape, dtype=np.int64))
+        size = 1
+        for d in shape:
+            size *= d
         if size > limits.current.max_elements:
-            raise LimitError(f"{what} has {size:,} elements, over the limit", self.pos(node))
+            raise LimitError(
+                f"{what} has {size:,} elements, over the limit of "
+                f"{limits.current.max_elements:,} {limits.advice('max_elements')}",
+                self.pos(node),
+            )
         return np.array(flat, dtype=dtype).reshape(shape)
 
     def _collect(self, node, flat: list, what: str) -> tuple[int, ...]:
@@ -215,8 +231,12 @@ class Reader:
         order = []
         while stack:
             n, depth = stack.pop()
-            if depth > 32:
-                raise self.error(f"{what} is nested more than 32 levels deep", n)
+            if depth > MAX_RANK:
+                raise self.error(
+                    f"{what} is nested more than {MAX_RANK} levels deep (a tensor has at most "
+                    f"{MAX_RANK} dimensions)",
+                    n,
+                )
             if n.id == "sequence":
                 self.check_tags(n)
                 self.spend(n)
@@ -250,13 +270,22 @@ class Reader:
         value = self.scalar(node)
         if isinstance(value, bool):
             return value
-        if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str) and value.strip().lower() in ("inf", "+inf", "-inf", "nan"):
-            return float(value)
-        raise self.error(
-            f"{what} must be a number or a list of numbers, got {self.kind(node)}", node
-        )
+        number = as_number(value)
+        if number is None:
+            raise self.error(
+                f"{what} must be a number or a list of numbers, got {self.kind(node)}", node
+            )
+        return number
+
+    def number(self, node, what: str) -> float | int:
+        """One number (an int stays an int); YAML 1.1 strings such as 1e20 count as numbers."""
+        value = self.scalar(node)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        number = None if isinstance(value, bool) else as_number(value)
+        if number is None:
+            raise self.error(f"{what} must be a number, got {self.kind(node)}", node)
+        return number
 
     def locator(self, node):
         """Map (line, col) inside an expression scalar to the spec file's line and column."""
@@ -279,29 +308,32 @@ class Reader:
         return locate
 
 
+# Numbers YAML 1.1 reads as strings: an exponent without a dot (1e20), and inf/nan spelled
+# as people write them. Nothing else that float() accepts ('1_0', ' 1 ', 'infinity').
+_NUMBER_STRING = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\Z|[-+]?(?:inf|nan)\Z", re.I)
+
+
+def as_number(value) -> float | None:
+    """A YAML scalar as a float when it is a number (or a string spelling one), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and _NUMBER_STRING.match(value.strip()):
+        return float(value.strip())
+    return None
+
+
 def _fmt(shape) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def load_spec(data: bytes | str, file: str) -> Spec:
     """Read and validate a YAML spec (text or raw bytes)."""
-    import yaml
-
     text = decode(data, file) if isinstance(data, bytes) else data
     if not text.strip():
         raise GradcliError("the spec is empty", Pos(file, 1, 1))
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        root = yaml.compose(text, Loader=loader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = (exc.problem or exc.context or "invalid YAML").strip()
-        pos = Pos(file, mark.line + 1, mark.column + 1) if mark else None
-        raise GradcliError(f"invalid YAML: {problem}", pos) from None
-    except yaml.YAMLError as exc:
-        raise GradcliError(f"invalid YAML: {str(exc).splitlines()[0]}", Pos(file, 1, 1)) from None
-    except RecursionError:
-        raise GradcliError("invalid YAML: nested too deeply", Pos(file, 1, 1)) from None
+    root = compose(text, file)
     if root is None:
         raise GradcliError("the spec is empty", Pos(file, 1, 1))
     reader = Reader(file, text)
@@ -322,7 +354,7 @@ def load_spec(data: bytes | str, file: str) -> Spec:
         if required not in sections:
             raise GradcliError(f"the spec has no '{required}:' section", reader.pos(root))
     if "description" in sections:
-        spec.description = str(reader.scalar(sections["description"][1]))
+        spec.description = reader.string(sections["description"][1], "description")
     _read_inputs(reader, spec, sections["inputs"][1])
     if "functions" in sections:
         _read_functions(reader, spec, sections["functions"][1])
@@ -428,8 +460,13 @@ def _shape(reader: Reader, node, what: str) -> tuple[int, ...]:
         dims = [reader.scalar(d) for d in node.value]
     else:
         raise reader.error(f"the shape of {what} must be a list of sizes", node)
-    if len(dims) > 32 or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
+    if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
         raise reader.error(f"the shape of {what} must be a list of whole numbers", node)
+    if len(dims) > MAX_RANK:
+        raise reader.error(
+            f"the shape of {what} has {len(dims)} dimensions; at most {MAX_RANK} are supported",
+            node,
+        )
     if any(d < 0 for d in dims):
         raise reader.error(f"the shape of {what} has a negative size: {dims}", node)
     size = 1
@@ -438,7 +475,7 @@ def _shape(reader: Reader, node, what: str) -> tuple[int, ...]:
     if size > limits.current.max_elements:
         raise LimitError(
             f"{what} would have {size:,} elements, over the limit of "
-            f"{limits.current.max_elements:,} (GRADCLI_MAX_ELEMENTS)",
+            f"{limits.current.max_elements:,} {limits.advice('max_elements')}",
             reader.pos(node),
         )
     return tuple(dims)
@@ -454,13 +491,26 @@ def _random(reader: Reader, fields: dict, what: str) -> np.ndarray:
     params = {}
     for key in ("seed", "low", "high", "mean", "std"):
         if key in fields:
-            v = reader.scalar(fields[key])
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise reader.error(f"{key} in {what} must be a number", fields[key])
+            v = reader.number(fields[key], f"{key} in {what}")
+            if key != "seed":
+                try:
+                    v = float(v)
+                except OverflowError:  # a YAML integer beyond float64
+                    v = np.inf
+                if not np.isfinite(v):
+                    raise reader.error(f"{key} in {what} must be a finite number", fields[key])
             params[key] = v
     seed = params.get("seed", 0)
     if not isinstance(seed, int) or seed < 0:
         raise reader.error(f"seed in {what} must be a non-negative whole number", fields["seed"])
+    if params.get("std", 0.0) < 0:
+        raise reader.error(f"std in {what} must not be negative", fields["std"])
+    low, high = params.get("low", 0.0), params.get("high", 1.0)
+    if not low <= high or not np.isfinite(float(high) - float(low)):
+        node = fields.get("high", fields.get("low"))
+        raise reader.error(
+            f"{what} needs low <= high with a finite range, got [{low}, {high}]", node
+        )
     rng = np.random.default_rng(seed)
     if kind == "normal":
         return rng.normal(params.get("mean", 0.0), params.get("std", 1.0), size=shape)
@@ -469,6 +519,9 @@ def _random(reader: Reader, fields: dict, what: str) -> np.ndarray:
 
 def _expression(reader: Reader, node, what: str):
     """Parse a YAML scalar as an expression, with positions mapped into the file."""
+    if node.id != "scalar":
+        quote = " (quote an expression that starts with '[' or '{')"
+        raise reader.error(f"{what} must be an expression, got {reader.kind(node)}{quote}", node)
     value = reader.scalar(node)
     if isinstance(value, bool) or value is None:
         raise reader.error(f"{what} must be an expression, got {reader.kind(node)}", node)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import sys
 
 from ..errors import GradcliError
-from ..problem import Problem, build_problem, override_inputs, parse_value, spec_from_expression
+from ..problem import (
+    Problem,
+    build_problem,
+    clip,
+    override_inputs,
+    parse_value,
+    spec_from_expression,
+)
 
 
 def parse_at(pairs) -> dict:
@@ -16,8 +23,10 @@ def parse_at(pairs) -> dict:
         name = name.strip()
         if not sep or not name:
             raise GradcliError(
-                f"--at {pair!r}: expected NAME=VALUE, e.g. --at x=2 or --at 'w=[1, 2]'"
+                f"--at {clip(pair)}: expected NAME=VALUE, e.g. --at x=2 or --at 'w=[1, 2]'"
             )
+        if name in values:
+            raise GradcliError(f"--at {name} is given twice")
         values[name] = parse_value(text, f"--at {name}")
     return values
 

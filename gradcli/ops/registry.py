@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import limits
 from ..errors import GradcliError, LimitError, Pos
-from ..graph import Graph, Node, is_float
+from ..graph import MAX_RANK, Graph, Node, is_float
 
 # How an op behaves for gradients; explain and graph read these.
 SMOOTH = "smooth"  # differentiable everywhere it is defined
@@ -117,6 +117,12 @@ def emit(
     except ShapeError as exc:
         where = f" in '{entry}'" if entry else ""
         raise GradcliError(f"{exc.message}{where}", pos) from None
+    if len(shape) > MAX_RANK:
+        raise GradcliError(
+            f"{opname} would make a tensor of rank {len(shape)}; at most {MAX_RANK} "
+            "dimensions are supported",
+            pos,
+        )
     lim = limits.current
     size = 1
     for d in shape:
@@ -124,11 +130,13 @@ def emit(
     if size > lim.max_elements:
         raise LimitError(
             f"{opname} would make a tensor of shape {shape} ({size:,} elements), over the limit "
-            f"of {lim.max_elements:,} (GRADCLI_MAX_ELEMENTS)",
+            f"of {lim.max_elements:,} elements {limits.advice('max_elements')}",
             pos,
         )
     if len(nodes) >= lim.max_nodes:
-        raise LimitError(f"the graph exceeds {lim.max_nodes:,} nodes (GRADCLI_MAX_NODES)", pos)
+        raise LimitError(
+            f"the graph would grow past {lim.max_nodes:,} nodes {limits.advice('max_nodes')}", pos
+        )
     node = Node(len(nodes), opname, tuple(inputs), attrs, shape, dtype, kind, name, entry, pos)
     node.origin = origin
     node.diff = _differentiable_inputs(op, node, ins)

@@ -137,7 +137,10 @@ def _perm(attrs, ndim):
 def _transpose_infer(attrs, x):
     axes = attrs.get("axes")
     rank = len(x.shape)
-    if axes is not None and sorted(a % max(rank, 1) for a in axes) != list(range(rank)):
+    if axes is not None and (
+        any(not -rank <= a < rank for a in axes)
+        or sorted(a % rank for a in axes) != list(range(rank))
+    ):
         raise ShapeError(f"transpose: axes {list(axes)} are not a permutation of {rank} axes")
     perm = _perm(attrs, len(x.shape))
     return tuple(x.shape[a] for a in perm), x.dtype
@@ -201,6 +204,17 @@ register(
 
 # --- indexing and its gradient -------------------------------------------------------------
 def _index_infer(attrs, x):
+    index = attrs["index"]
+    if len(index) > len(x.shape):
+        raise ShapeError(
+            f"too many indices ({len(index)}) for a tensor of shape {fmt(x.shape)}, which has "
+            f"{len(x.shape)} dimension{'s' * (len(x.shape) != 1)}"
+        )
+    for axis, (i, d) in enumerate(zip(index, x.shape)):
+        if isinstance(i, int) and not -d <= i < d:
+            raise ShapeError(
+                f"index {i} is out of range for axis {axis} of size {d} (shape {fmt(x.shape)})"
+            )
     probe = np.broadcast_to(np.empty((), dtype=np.int8), x.shape)
     try:
         return probe[attrs["index"]].shape, x.dtype
