@@ -21,7 +21,8 @@ Data model (the JSON of `gradcli explain`, schema 1, documented in README.md):
   - Numeric kinds (from zeros.py, connected with zeros): `mask`, `inactive`,
     `zero_upstream`, `cancellation` (nonzero contributions summing to exactly 0),
     `zero_derivative` (a local derivative that is 0, e.g. sign, or square at 0),
-    `unselected` (elements an index or slice never reads).
+    `unselected` (elements an index or slice never reads), `underflow` (a nonzero
+    gradient times a nonzero derivative rounded to 0).
 
 Extending it (issue 8 adds status `non_finite` and kind `non_finite`): add the constant,
 let a pass append Causes to `Pair.causes` (sorted most decisive first) and set the

@@ -16,6 +16,7 @@ from .zeros import (
     CANCELLATION,
     INACTIVE,
     MASK,
+    UNDERFLOW,
     UNSELECTED,
     ZERO_UPSTREAM,
     Finding,
@@ -89,8 +90,8 @@ class Words:
         if op == "cast" and node.dtype != operand.dtype and not _is_float(node.dtype):
             return (
                 INTEGER,
-                f"cast({arg}, '{node.dtype}') makes a {node.dtype} tensor, which carries "
-                "no gradient",
+                f"cast({arg}, '{node.dtype}') makes {_article(node.dtype)} {node.dtype} "
+                "tensor, which carries no gradient",
                 f"a cast to {node.dtype} in {where}",
             )
         if not _is_float(operand.dtype):
@@ -174,6 +175,13 @@ class Words:
             )
         if f.kind == CANCELLATION:
             return self._cancellation(f, entry, where, arg)
+        if f.kind == UNDERFLOW:
+            return (
+                f"the gradient flowing through {self.text(f.culprit)} to {arg} underflows to 0 "
+                f"at {count}: nonzero upstream gradient times nonzero local derivative is "
+                f"below the smallest {m.dtype}",
+                f"the gradient underflows to 0 in {where}",
+            )
         if m.op == "sign":
             return (f"sign({arg}) has derivative 0 everywhere", f"sign in {where} has derivative 0")
         if m.op == "custom":
@@ -267,9 +275,11 @@ class Words:
                 f"the terms of the gradient of {self.text(f.culprit)} for {arg} cancel",
                 f"the terms of the gradient of {self.graph[f.culprit].op} in {where} cancel",
             )
-        consumers = f.facts.get("consumers", [])
-        paths = [self.text(c) for c in sorted(consumers)[:MORE]]
+        consumers = sorted(set(f.facts.get("consumers", [])))
+        paths = [self.text(c) for c in consumers[:MORE]]
         through = " and ".join(paths) if paths else "several paths"
+        if len(consumers) == 1:  # one op using arg twice, as in y - y
+            through = f"both operands of {paths[0]}"
         terms = f.facts.get("terms")
         sums = ""
         if terms:
@@ -278,6 +288,10 @@ class Words:
             f"the gradients reaching {arg} through {through} cancel{sums}",
             f"the gradients through {through} cancel in {where}",
         )
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def _is_float(dtype: str) -> bool:

@@ -37,6 +37,7 @@ ZERO_UPSTREAM = "zero_upstream"
 CANCELLATION = "cancellation"
 ZERO_DERIVATIVE = "zero_derivative"
 UNSELECTED = "unselected"
+UNDERFLOW = "underflow"
 
 REDUCTIONS = ("sum", "mean", "max", "min", "prod", "logsumexp")
 
@@ -264,8 +265,9 @@ class ZeroTrace:
         made = local_zero & (up < 0)
         labels = up
         if made.any():
-            label = self.new(self._kind(mnode, j), m, k, j, np.count_nonzero(made), mnode.size)
-            labels = np.where(made, label, up)
+            for kind, where in self._kinds(m, j, made):
+                label = self.new(kind, m, k, j, np.count_nonzero(where), mnode.size)
+                labels = np.where(where, label, labels)
         mapped = self.labels.reduce_to(labels, self.graph[k].shape)
         out = np.where(cz, mapped, NONZERO)
         summed = cz & (mapped < 0)
@@ -276,13 +278,26 @@ class ZeroTrace:
             out = np.where(summed, label, out)
         return out
 
-    def _kind(self, mnode, j: int) -> str:
-        if mnode.op in ("mul", "mul_no_nan"):
-            other = mnode.inputs[1 - j]
-            return MASK if self.zeros_of(other, mnode.shape) else ZERO_DERIVATIVE
+    def _kinds(self, m: int, j: int, made: np.ndarray) -> list[tuple[str, np.ndarray]]:
+        """Why op m turned a nonzero gradient into zeros at `made`: (kind, elements) parts.
+
+        Kink ops pass the upstream gradient exactly, its negation, or 0, so their zeros are
+        inactive regions. For a product the zeros of the other factor are a mask; where the
+        other factor is nonzero the product of two nonzero floats fell below the smallest
+        subnormal (underflow). Other ops: underflow where the upstream gradient was already
+        subnormal, else the local derivative is 0 (sign, square at 0, a saturated tanh).
+        """
+        mnode = self.graph[m]
         if REGISTRY[mnode.op].behavior == KINK:
-            return INACTIVE
-        return ZERO_DERIVATIVE
+            return [(INACTIVE, made)]
+        if mnode.op in ("mul", "mul_no_nan"):
+            other_zero = np.broadcast_to(self.value(mnode.inputs[1 - j]) == 0, mnode.shape)
+            parts = [(MASK, made & other_zero), (UNDERFLOW, made & ~other_zero)]
+        else:
+            g = np.broadcast_to(self.value(self.grads.adjoints[m]), mnode.shape)
+            tiny = np.abs(g) < np.finfo(g.dtype).tiny if g.dtype.kind == "f" else False
+            parts = [(UNDERFLOW, made & tiny), (ZERO_DERIVATIVE, made & ~tiny)]
+        return [(kind, where) for kind, where in parts if where.any()]
 
     def _matmul(self, m, j, k, cz, up) -> np.ndarray:
         # dA = G @ B^T and dB = A^T @ G: an element is zero because its whole row (column)

@@ -57,7 +57,9 @@ def path_tree(pair: Pair, problem):
     for cause in pair.causes:
         if cause.path is not None:
             marks.setdefault((cause.path, cause.node), []).append(cause)
-    root = Tree(Text(pair.input, style="bold"), guide_style="dim")
+    at_input = [c for c in pair.causes if c.path is not None and c.node == pair.input]
+    head = _label(pair.input, at_input, problem) if at_input else Text(pair.input, style="bold")
+    root = Tree(head, guide_style="dim")
     children: dict[tuple[int, str], tuple[int, object]] = {}
     for p, path in enumerate(pair.paths):
         culprits = {i for i, name in enumerate(path) if (p, name) in marks}
