@@ -13,6 +13,7 @@ cuts behind cuts, so only the cuts on the border of the gradient's reach are kep
 Every path's first cut from x is an x-side cut, so an unconnected pair always gets a cause.
 Edges into the condition of `cond`/`where` are "control": x reaching an output only through
 a predicate is reported, but predicate cuts are left out when a value path is cut too.
+Nodes inside a custom gradient's body are skipped: its `grad:` replaces their gradients.
 Edges into a non-float tensor are skipped unless x-side: the float-to-int conversion that
 made the tensor is the cut worth naming. Every traversal is one loop over node ids
 (topological order): linear, iterative.
@@ -62,7 +63,8 @@ def is_body_slot(node, slot: int) -> bool:
 
 class Reach:
     """What the outputs depend on: over all edges (anc), over edges gradients cross (to_y),
-    over value edges (everything but predicates), and one next step toward an output."""
+    over value edges (everything but predicates), outside custom bodies (live), and one
+    next step toward an output."""
 
     def __init__(self, graph: Graph, outputs, slots):
         self.graph = graph
@@ -73,9 +75,10 @@ class Reach:
         anc = bytearray(top + 1)
         to_y = bytearray(top + 1)
         value = bytearray(top + 1)
+        live = bytearray(top + 1)
         nxt = [-1] * (top + 1)
         for y in outputs:
-            anc[y] = to_y[y] = value[y] = 1
+            anc[y] = to_y[y] = value[y] = live[y] = 1
         nodes = graph.nodes
         for i in range(top, -1, -1):
             if not anc[i]:
@@ -84,6 +87,8 @@ class Reach:
             ok = slots(node) if to_y[i] else ()
             for j, k in enumerate(node.inputs):
                 anc[k] = 1
+                if live[i] and not is_body_slot(node, j):
+                    live[k] = 1
                 if value[i] and not is_predicate_slot(node, j):
                     value[k] = 1
                 if j in ok:
@@ -93,6 +98,7 @@ class Reach:
                 elif nxt[k] < 0:
                     nxt[k] = i
         self.anc, self.to_y, self.value, self.next = anc, to_y, value, nxt
+        self.live = live  # reaches an output without entering a custom gradient's body
 
     def depends_on(self, x: int) -> bool:
         return x <= self.top and bool(self.anc[x])
@@ -165,8 +171,9 @@ class Sweep:
         to_y, value, slots = reach.to_y, reach.value, reach.slots
         nodes = reach.graph.nodes
         found = []
+        live = reach.live
         for i in range(self.x + 1, reach.top + 1):
-            if not on[i]:
+            if not on[i] or not live[i]:  # a custom body's cuts are replaced by its grad:
                 continue
             node = nodes[i]
             ok = slots(node)

@@ -37,17 +37,17 @@ def line_of(path: str, prefix: str) -> int:
     raise AssertionError(f"{prefix!r} not in {path}")
 
 
-def explain(*args, code=1) -> dict:
-    return run_json("explain", *args, code=code)
+def explain(*args, code=1, input=None) -> dict:
+    return run_json("explain", *args, code=code, input=input)
 
 
 def pairs_by_input(doc: dict) -> dict:
     return {p["input"]: p for p in doc["pairs"]}
 
 
-def one(*args, code=1) -> dict:
+def one(*args, code=1, input=None) -> dict:
     """The only pair of an explanation."""
-    doc = explain(*args, code=code)
+    doc = explain(*args, code=code, input=input)
     assert len(doc["pairs"]) == 1
     return doc["pairs"][0]
 
@@ -602,3 +602,23 @@ def test_relu_times_mask_counts_and_attribution(cells):
     assert got == want
     counts = [c["elements"] for c in pair["causes"]]
     assert counts == sorted(counts, reverse=True)  # most decisive first
+
+
+def test_cuts_inside_a_custom_body_do_not_count():
+    # with grad: given, the body's round and stop_gradient are never differentiated
+    text = (
+        "inputs:\n  x: 2.0\n"
+        "functions:\n  f:\n    params: [v]\n    body: stop_gradient(v) * round(v)\n"
+        "    grad: dy * 3\n"
+        "graph:\n  y: f(x)\n"
+    )
+    res = invoke("explain", "-", "--format", "json", input=text)
+    assert res.code == 0
+    [pair] = json.loads(res.stdout)["pairs"]
+    assert pair["status"] == "connected" and pair["causes"] == []
+    # a zero custom gradient is named as such, and nothing in the body is blamed
+    pair = one("-", input=text.replace("dy * 3", "dy * 0"))
+    assert pair["status"] == "zero"
+    [cause] = pair["causes"]
+    assert (cause["kind"], cause["node"], cause["op"]) == ("zero_derivative", "y", "custom")
+    assert "custom gradient of f" in cause["detail"]
