@@ -8,11 +8,12 @@ text itself, never taken from gradcli's output.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import invoke, run_json, spec
+from helpers import ROOT, invoke, run_json, spec
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -622,3 +623,36 @@ def test_cuts_inside_a_custom_body_do_not_count():
     [cause] = pair["causes"]
     assert (cause["kind"], cause["node"], cause["op"]) == ("zero_derivative", "y", "custom")
     assert "custom gradient of f" in cause["detail"]
+
+
+# --- specs/README.md says what explain shows for every shipped spec ---------------------------
+STATUS_WORDS = re.compile(r"`(connected|partially_zero|zero|unconnected)`")
+KIND_WORDS = {
+    "no_path", "stop_gradient", "non_differentiable", "untaken_branch", "integer", "mask",
+    "inactive", "zero_upstream", "cancellation", "zero_derivative", "unselected", "underflow",
+}  # fmt: skip
+
+
+def explain_rows() -> dict[str, str]:
+    text = (ROOT / "specs" / "README.md").read_text()
+    section = text.split("## What `gradcli explain` shows for the examples", 1)[1]
+    rows = re.findall(r"^\| \[([\w.]+)\]\([\w.]+\) \| (.*) \|$", section, flags=re.M)
+    return dict(rows)
+
+
+def test_specs_readme_has_an_explain_sentence_for_every_spec():
+    shipped = {p.name for p in (ROOT / "specs").glob("*.yaml")}
+    assert set(explain_rows()) == shipped
+
+
+@pytest.mark.parametrize("name", sorted(explain_rows()))
+def test_specs_readme_explain_sentence_matches(name):
+    row = explain_rows()[name]
+    res = invoke("explain", spec(name), "--format", "json")
+    doc = json.loads(res.stdout)
+    for pair in doc["pairs"]:
+        at = row.index(f"d{pair['output']}/d{pair['input']}")
+        assert STATUS_WORDS.search(row, at).group(1) == pair["status"], (name, pair["input"])
+    said = {w for w in re.findall(r"`(\w+)`", row) if w in KIND_WORDS}
+    assert said == {c["kind"] for p in doc["pairs"] for c in p["causes"]}
+    assert res.code == (0 if all(p["status"] == "connected" for p in doc["pairs"]) else 1)
