@@ -284,6 +284,13 @@ class Words:
         sums = ""
         if terms:
             sums = " (" + " + ".join(_number(v) for v in terms) + " = 0)"
+        entries = {self.entry_of(c) for c in consumers}
+        if len(entries) > 1:  # paths from different entries meet at arg: name them
+            paths = [f"{self.text(c)} in {self.where(c)}" for c in consumers[:MORE]]
+            return (
+                f"the gradients reaching {arg} through {' and '.join(paths)} cancel{sums}",
+                f"the gradients reaching {arg} through {' and '.join(paths)} cancel",
+            )
         return (
             f"the gradients reaching {arg} through {through} cancel{sums}",
             f"the gradients through {through} cancel in {where}",

@@ -656,3 +656,23 @@ def test_specs_readme_explain_sentence_matches(name):
     said = {w for w in re.findall(r"`(\w+)`", row) if w in KIND_WORDS}
     assert said == {c["kind"] for p in doc["pairs"] for c in p["causes"]}
     assert res.code == (0 if all(p["status"] == "connected" for p in doc["pairs"]) else 1)
+
+
+def test_eval_names_a_cancellation_between_two_outputs():
+    # d(a + b)/dx = 3 - 3 = 0, the two terms meeting at x from different entries
+    text = (
+        "inputs:\n  x: 2.0\n  y: 1.0\n"
+        "graph:\n  a: x * 3\n  b: -3 * x + stop_gradient(y)\noutputs: [a, b]\n"
+    )
+    res = invoke("eval", "-", "--format", "json", input=text)
+    assert res.code == 0
+    grads = json.loads(res.stdout)["gradients"]
+    assert grads["x"]["value"] == 0.0 and grads["x"]["status"] == "connected"
+    [cause] = grads["x"]["causes"]
+    assert cause["kind"] == "cancellation" and cause["elements"] == 1
+    assert "x * 3 in a (line 5)" in cause["detail"] and "-3 * x in b (line 6)" in cause["detail"]
+    assert cause["detail"].endswith("(3 + -3 = 0)")
+    assert grads["y"]["causes"][0]["kind"] == "stop_gradient"
+    assert grads["y"]["reason"] == (
+        "the only path from y to the outputs goes through stop_gradient in b (line 6)"
+    )
