@@ -13,7 +13,9 @@ cuts behind cuts, so only the cuts on the border of the gradient's reach are kep
 Every path's first cut from x is an x-side cut, so an unconnected pair always gets a cause.
 Edges into the condition of `cond`/`where` are "control": x reaching an output only through
 a predicate is reported, but predicate cuts are left out when a value path is cut too.
-Nodes inside a custom gradient's body are skipped: its `grad:` replaces their gradients.
+Conds that were never evaluated (inside another cond's untaken branch) are skipped too: the
+resolved cond that skipped them is the cut on the same path. Nodes inside a custom
+gradient's body are skipped: its `grad:` replaces their gradients.
 Edges into a non-float tensor are skipped unless x-side: the float-to-int conversion that
 made the tensor is the cut worth naming. Every traversal is one loop over node ids
 (topological order): linear, iterative.
@@ -54,6 +56,11 @@ def gradient_slots(problem):
 
 def is_predicate_slot(node, slot: int) -> bool:
     return node.op in ("cond", "where") and slot == 0
+
+
+def is_unresolved_cond(node) -> bool:
+    """A cond never evaluated (in an untaken branch): the cond that skipped it is the cut."""
+    return node.op == "cond" and node.attrs.get("taken") is None
 
 
 def is_body_slot(node, slot: int) -> bool:
@@ -176,6 +183,8 @@ class Sweep:
             if not on[i] or not live[i]:  # a custom body's cuts are replaced by its grad:
                 continue
             node = nodes[i]
+            if is_unresolved_cond(node):
+                continue
             ok = slots(node)
             for j, k in enumerate(node.inputs):
                 if not on[k] or j in ok or is_body_slot(node, j):

@@ -676,3 +676,14 @@ def test_eval_names_a_cancellation_between_two_outputs():
     assert grads["y"]["reason"] == (
         "the only path from y to the outputs goes through stop_gradient in b (line 6)"
     )
+
+
+def test_a_cond_inside_an_untaken_branch_is_not_evaluated_and_not_blamed():
+    # the inner cond is never evaluated (x > 0 takes the constant branch): the outer
+    # cond's untaken false branch is the one cause, and nothing crashes
+    pair = one("-e", "cond(x > 0, 1.0, cond(y > 0, y, 2 * y))", "--at", "x=1", "--at", "y=1",
+               "--wrt", "y")  # fmt: skip
+    assert pair["status"] == "unconnected"
+    [cause] = pair["causes"]
+    assert cause["kind"] == "untaken_branch"
+    assert "x > 0 is true" in cause["detail"] and "the false branch" in cause["detail"]
