@@ -179,32 +179,49 @@ class Analysis:
 
     # --- one pair ---------------------------------------------------------------------
     def _pair(self, x: int) -> Pair:
+        """The pair for input x: its status, and its causes collected by the passes below."""
         node = self.graph[x]
         pair = Pair(self.label, node.name or node.label, UNCONNECTED, node.size, node.size)
+        # Each pass appends Causes to pair.causes (most decisive first) and sets the status;
+        # a new kind of cause (issue 8: non_finite) gets a pass of its own here.
         if not self.reach.depends_on(x):
-            deps = self.reach.inputs()
-            detail = (
-                f"{self.label} depends only on {', '.join(deps)}"
-                if deps
-                else f"{self.label} depends on no input"
-            )
-            pair.causes = [self._at_input(NO_PATH, x, detail)]
+            self._no_path(pair, x)
         elif not is_float(node.dtype):
-            detail = f"{pair.input} is {node.dtype}: integer and boolean tensors carry no gradient"
-            pair.causes = [self._at_input(INTEGER, x, detail)]
-            sweep = Sweep(self.reach, x)
-            self._add_path(pair, pair.causes[0], sweep.path(x))
+            self._integer(pair, x)
         elif self.results.get(x) is None:
-            sweep = Sweep(self.reach, x)
-            cuts = sweep.cuts()
-            cuts = [c for c in cuts if not c.control] or cuts
-            for cut in cuts:
-                self._add_cut(pair, sweep, cut)
-            pair.single_path = sweep.path_count(self.entry_of) == 1
+            self._cuts(pair, x)
         else:
             self._connected(pair, x)
         pair.reason = reason(pair)
         return pair
+
+    def _no_path(self, pair: Pair, x: int) -> None:
+        """x is not among the inputs the output depends on at all."""
+        deps = self.reach.inputs()
+        detail = (
+            f"{self.label} depends only on {', '.join(deps)}"
+            if deps
+            else f"{self.label} depends on no input"
+        )
+        pair.causes.append(self._at_input(NO_PATH, x, detail))
+
+    def _integer(self, pair: Pair, x: int) -> None:
+        """x itself is an int or bool tensor."""
+        detail = (
+            f"{pair.input} is {self.graph[x].dtype}: integer and boolean tensors carry no gradient"
+        )
+        cause = self._at_input(INTEGER, x, detail)
+        pair.causes.append(cause)
+        self._add_path(pair, cause, Sweep(self.reach, x).path(x))
+
+    def _cuts(self, pair: Pair, x: int) -> None:
+        """The gradient is None: every border cut (value cuts before predicate-only ones)."""
+        sweep = Sweep(self.reach, x)
+        cuts = sweep.cuts()
+        cuts = [c for c in cuts if not c.control] or cuts
+        for cut in cuts:
+            self._add_cut(pair, sweep, cut)
+        pair.single_path = sweep.path_count(self.entry_of) == 1
 
     def _at_input(self, kind: str, x: int, detail: str) -> Cause:
         name = self.entry_of(x)
@@ -233,6 +250,7 @@ class Analysis:
         cause.path = pair.paths.index(names)
 
     def _connected(self, pair: Pair, x: int) -> None:
+        """Connected: count the zero elements and attribute each to the node that made it."""
         node = self.graph[x]
         g = self.results[x]
         value = np.zeros(()) if g is ZERO_GRAD else np.asarray(self.values[g])
