@@ -13,8 +13,8 @@ cuts behind cuts, so only the cuts on the border of the gradient's reach are kep
 Every path's first cut from x is an x-side cut, so an unconnected pair always gets a cause.
 Edges into the condition of `cond`/`where` are "control": x reaching an output only through
 a predicate is reported, but predicate cuts are left out when a value path is cut too.
-Conds that were never evaluated (inside another cond's untaken branch) are skipped too: the
-resolved cond that skipped them is the cut on the same path. Nodes inside a custom
+A cond that was never evaluated (it lies in another cond's untaken branch) is transparent:
+the resolved cond that skipped it is the cut on the same path. Nodes inside a custom
 gradient's body are skipped: its `grad:` replaces their gradients.
 Edges into a non-float tensor are skipped unless x-side: the float-to-int conversion that
 made the tensor is the cut worth naming. Every traversal is one loop over node ids
@@ -44,6 +44,8 @@ def gradient_slots(problem):
     functions = problem.spec.functions
 
     def slots(node) -> tuple[int, ...]:
+        if is_unresolved_cond(node):  # transparent: the cond that skipped it is the cut
+            return (1, 2) if is_float(node.dtype) else ()
         if node.op != "custom":
             return node.diff
         fn = functions.get(node.attrs.get("function"))
@@ -183,8 +185,6 @@ class Sweep:
             if not on[i] or not live[i]:  # a custom body's cuts are replaced by its grad:
                 continue
             node = nodes[i]
-            if is_unresolved_cond(node):
-                continue
             ok = slots(node)
             for j, k in enumerate(node.inputs):
                 if not on[k] or j in ok or is_body_slot(node, j):

@@ -687,3 +687,60 @@ def test_a_cond_inside_an_untaken_branch_is_not_evaluated_and_not_blamed():
     [cause] = pair["causes"]
     assert cause["kind"] == "untaken_branch"
     assert "x > 0 is true" in cause["detail"] and "the false branch" in cause["detail"]
+
+
+def test_an_unevaluated_cond_leaves_the_untaken_branch_as_the_cause():
+    # m feeds a cond that is never evaluated (x > 0 takes x); the outer cond's result then
+    # only feeds a where's predicate. The outer cond's untaken branch is the first cut.
+    pair = one(
+        "-e", "where(cond(x > 0, x, cond(y > 0, 0.0, m)) > 0, y, 2*y)",
+        "--at", "x=1", "--at", "y=1", "--at", "m=1", "--wrt", "m",
+    )  # fmt: skip
+    assert pair["status"] == "unconnected"
+    assert kinds(pair) == ["untaken_branch"]
+    assert "x > 0 is true" in pair["causes"][0]["detail"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_unconnected_or_zero_pair_has_a_cause(seed):
+    # random graphs mixing cuts, branches and kinks; eval's gradient is the reference
+    import random
+
+    rng = random.Random(seed)
+    unary = ["relu", "abs", "sign", "round", "stop_gradient", "square", "sin", "tanh"]
+
+    def gen(d):
+        r = rng.random()
+        if d == 0 or r < 0.25:
+            return rng.choice(["x", "y", "z", "0.0", "2.0"])
+        if r < 0.45:
+            return f"{rng.choice(unary)}({gen(d - 1)})"
+        if r < 0.7:
+            return f"({gen(d - 1)} {rng.choice('+-*')} {gen(d - 1)})"
+        if r < 0.8:
+            return f"maximum({gen(d - 1)}, {gen(d - 1)})"
+        if r < 0.9:
+            return f"where({gen(d - 1)} > 0, {gen(d - 1)}, {gen(d - 1)})"
+        return f"cond(sum({gen(d - 1)}) > 0, {gen(d - 1)}, {gen(d - 1)})"
+
+    at = ["--at", "x=[-1, 0, 2]", "--at", "y=[0.5, -2, 0]", "--at", "z=1.5"]
+    checked = 0
+    for _ in range(25):
+        expr = f"sum({gen(4)})"
+        ev = invoke("eval", "-e", expr, *at, "--format", "json", "--wrt", "x,y,z")
+        if ev.code == 2:  # a name the expression does not use
+            continue
+        ex = invoke("explain", "-e", expr, *at, "--format", "json", "--wrt", "x,y,z")
+        assert ex.code in (0, 1), (expr, ex.stderr)
+        grads = json.loads(ev.stdout)["gradients"]
+        for pair in json.loads(ex.stdout)["pairs"]:
+            value = grads[pair["input"]]["value"]
+            if value is None:
+                assert pair["status"] == "unconnected" and pair["causes"], expr
+                continue
+            zeros = int(np.count_nonzero(np.asarray(value) == 0))
+            assert pair["zero_elements"] == zeros, expr
+            explained = sum(c["elements"] or 0 for c in pair["causes"])
+            assert (explained >= zeros) and (zeros > 0 or explained == 0), expr
+            checked += 1
+    assert checked > 10
