@@ -744,3 +744,22 @@ def test_every_unconnected_or_zero_pair_has_a_cause(seed):
             assert (explained >= zeros) and (zeros > 0 or explained == 0), expr
             checked += 1
     assert checked > 10
+
+
+def test_unconnected_zero_mode_keeps_the_status_unconnected():
+    doc = pairs_by_input(explain(spec("unused_input.yaml"), "--unconnected", "zero"))
+    assert doc["w"]["status"] == "unconnected" and kinds(doc["w"]) == ["no_path"]
+    assert doc["w"]["zero_elements"] == 4
+
+
+def test_graph_entry_target_and_float32():
+    # d loss / dh = [3, 3] (connected); d loss / dx = 3 * relu'(x) = [3, 0] in float32
+    text = (
+        "inputs:\n  x: {value: [1.0, -2.0], dtype: float32}\n"
+        "graph:\n  h: relu(x)\n  y: sum(h * 3)\nwrt: [h, x]\n"
+    )
+    doc = pairs_by_input(run_json("explain", "-", input=text, code=1))
+    assert (doc["h"]["status"], doc["h"]["zero_elements"]) == ("connected", 0)
+    x = doc["x"]
+    assert (x["status"], x["zero_elements"], kinds(x)) == ("partially_zero", 1, ["inactive"])
+    assert x["causes"][0]["node"] == "h" and x["causes"][0]["line"] == 4
