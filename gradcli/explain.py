@@ -8,8 +8,9 @@ Data model (the JSON of `gradcli explain`, schema 1, documented in README.md):
   - `elements`, `zero_elements`: x's size and how many gradient elements are zero (all
     of them when unconnected).
   - `causes`: what cut or zeroed the gradient, most decisive first (empty when connected).
-  - `paths`: chains of entry names from x to y, one per cause that has one; a cause's
-    `path` is an index into them and its `node` is the marked culprit on that path.
+  - `paths`: the distinct chains of entry names from x to y its causes sit on (at most
+    MAX_PATHS); a cause's `path` is an index into them and its `node` is the marked
+    culprit on that path.
   - `reason`: one plain-language line built from the causes.
 - `Cause`: `kind`, `node` (the graph entry or input whose expression holds the culprit),
   `line` (that entry's spec line), `detail` (one sentence: the op, the predicate and its
@@ -54,7 +55,8 @@ PARTIALLY_ZERO = "partially_zero"
 ZERO = "zero"
 UNCONNECTED = "unconnected"
 STATUSES = (CONNECTED, PARTIALLY_ZERO, ZERO, UNCONNECTED)
-MAX_PATHS = 10  # causes that get a path of their own
+MAX_PATHS = 10  # distinct paths listed per pair
+PATH_TRIES = 40  # causes whose path is traced (each trace walks a path: keep it bounded)
 
 
 @dataclass
@@ -236,7 +238,7 @@ class Analysis:
             location=culprit.pos, node_id=cut.node,
         )  # fmt: skip
         pair.causes.append(cause)
-        if len(pair.causes) <= MAX_PATHS:
+        if len(pair.causes) <= PATH_TRIES:
             self._add_path(pair, cause, sweep.path(cut.operand, cut.node))
 
     def _add_path(self, pair: Pair, cause: Cause, nodes: list[int]) -> None:
@@ -246,6 +248,8 @@ class Analysis:
             if not names or names[-1] != name:
                 names.append(name)
         if names not in pair.paths:
+            if len(pair.paths) >= MAX_PATHS:
+                return
             pair.paths.append(names)
         cause.path = pair.paths.index(names)
 
@@ -280,7 +284,7 @@ class Analysis:
                 elements=per[f], location=location, node_id=finding.culprit,
             )  # fmt: skip
             pair.causes.append(cause)
-            if len(pair.causes) <= MAX_PATHS:
+            if len(pair.causes) <= PATH_TRIES:
                 through = finding.operand if finding.operand is not None else finding.culprit
                 consumer = finding.culprit if finding.operand is not None else None
                 if through == finding.culprit:

@@ -763,3 +763,15 @@ def test_graph_entry_target_and_float32():
     x = doc["x"]
     assert (x["status"], x["zero_elements"], kinds(x)) == ("partially_zero", 1, ["inactive"])
     assert x["causes"][0]["node"] == "h" and x["causes"][0]["line"] == 4
+
+
+def test_many_causes_on_one_path_share_it_and_the_panel_lists_ten():
+    expr = " + ".join(f"{op}(x)" for op in ["stop_gradient", "round", "floor", "ceil"] * 3)
+    pair = one("-e", expr, "--at", "x=1.5")
+    assert len(pair["causes"]) == 12
+    assert pair["paths"] == [["x", "f"]]
+    assert [c["path"] for c in pair["causes"]] == [0] * 12
+    assert pair["reason"].endswith("; and 9 more")
+    out = table("-e", expr, "--at", "x=1.5")
+    assert out.count("✗ stop_gradient at f") + out.count("✗ non_differentiable at f") == 10
+    assert "… and 2 more causes (--format json lists them all)" in out

@@ -9,6 +9,7 @@ from ..source import source_line
 from .common import load_problem
 
 OK, FINDING = 0, 1
+LISTED = 10  # causes listed in a panel
 SHOWN = 8  # longest path drawn in full; longer ones are elided around their culprits
 STYLE = {UNCONNECTED: "yellow", PARTIALLY_ZERO: "yellow", "zero": "yellow", "connected": "green"}
 
@@ -100,7 +101,8 @@ def panel(pair: Pair, problem):
     if pair.paths:
         parts += [Text(""), path_tree(pair, problem)]
     parts.append(Text(""))
-    for cause in pair.causes:
+    shown_lines = {c.line for c in pair.causes if c.path is not None}
+    for cause in pair.causes[:LISTED]:
         where = f" at {cause.node}" + (f", line {cause.line}" if cause.line is not None else "")
         item = Text("✗ ", style="red")
         item.append(f"{cause.kind}{where}", style="bold")
@@ -109,10 +111,14 @@ def panel(pair: Pair, problem):
             count = f" ({cause.elements} element{'s' * (cause.elements != 1)})"
         item.append(f"{count}: {cause.detail}")
         parts.append(item)
-        if cause.path is None and cause.line is not None:
+        if cause.line not in shown_lines and cause.line is not None:
+            shown_lines.add(cause.line)
             source = Text(f"  line {cause.line}: ", style="dim")
             source.append(source_line(problem, cause.line))
             parts.append(source)
+    if len(pair.causes) > LISTED:
+        more = len(pair.causes) - LISTED
+        parts.append(Text(f"… and {more} more causes (--format json lists them all)", style="dim"))
     style = STYLE.get(pair.status, "yellow")
     heading = f"[bold]{title(pair)}[/]: [{style}]{status_text(pair)}[/]"
     return Panel(Group(*parts), title=heading, title_align="left", border_style=style)
