@@ -775,3 +775,8 @@ def test_many_causes_on_one_path_share_it_and_the_panel_lists_ten():
     out = table("-e", expr, "--at", "x=1.5")
     assert out.count("✗ stop_gradient at f") + out.count("✗ non_differentiable at f") == 10
     assert "… and 2 more causes (--format json lists them all)" in out
+
+
+def test_a_cut_sandwiched_between_two_others_is_left_out():
+    pair = one("-e", "stop_gradient(round(floor(x)))", "--at", "x=1.5")
+    assert [c["op"] for c in pair["causes"]] == ["floor", "stop_gradient"]
