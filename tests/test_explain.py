@@ -780,3 +780,16 @@ def test_many_causes_on_one_path_share_it_and_the_panel_lists_ten():
 def test_a_cut_sandwiched_between_two_others_is_left_out():
     pair = one("-e", "stop_gradient(round(floor(x)))", "--at", "x=1.5")
     assert [c["op"] for c in pair["causes"]] == ["floor", "stop_gradient"]
+
+
+def test_a_culprit_inside_an_inlined_function_is_located_in_its_body():
+    text = (
+        "inputs:\n  x: 2.0\n"
+        "functions:\n  f:\n    params: [v]\n    body: stop_gradient(v) * 3\n"
+        "graph:\n  a: x + 1\n  y: f(a)\n"
+    )
+    pair = one("-", input=text)
+    [cause] = pair["causes"]
+    assert (cause["kind"], cause["node"], cause["line"]) == ("stop_gradient", "y", 9)
+    assert cause["location"] == "<stdin>:6:11"  # `stop_gradient` in the body, line 6
+    assert pair["paths"] == [["x", "a", "y"]]
