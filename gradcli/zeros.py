@@ -173,15 +173,23 @@ class ZeroTrace:
             self.node_labels[k] = self._node(k, incoming.get(k, ()))
 
     def counts(self, x: int) -> tuple[int, dict[int, int]]:
-        """Zero elements of x's gradient, and how many of them each finding explains."""
+        """Zero elements of x's gradient, and how many of them each finding explains.
+
+        Findings of one kind by one node for one operand (both slots of x * x) count as one,
+        under the first of them.
+        """
         labels = self.node_labels.get(x)
         if labels is None:
             return 0, {}
+        first: dict[tuple, int] = {}
+        rep = [
+            first.setdefault((f.kind, f.culprit, f.operand), i) for i, f in enumerate(self.findings)
+        ]
         zero = labels >= 0
         per: dict[int, int] = {}
         found, counts = np.unique(labels[zero], return_counts=True)
         for label, n in zip(found.tolist(), counts.tolist()):
-            for f in self.labels.sets[label]:
+            for f in {rep[f] for f in self.labels.sets[label]}:
                 per[f] = per.get(f, 0) + n
         return int(np.count_nonzero(zero)), per
 
@@ -282,7 +290,8 @@ class ZeroTrace:
         """Why op m turned a nonzero gradient into zeros at `made`: (kind, elements) parts.
 
         Kink ops pass the upstream gradient exactly, its negation, or 0, so their zeros are
-        inactive regions. For a product the zeros of the other factor are a mask; where the
+        inactive regions. For a product of two different tensors the zeros of the other
+        factor are a mask (x * x at 0 is a zero derivative instead); where the
         other factor is nonzero the product of two nonzero floats fell below the smallest
         subnormal (underflow). Other ops: underflow where the upstream gradient was already
         subnormal, else the local derivative is 0 (sign, square at 0, a saturated tanh).
@@ -290,7 +299,7 @@ class ZeroTrace:
         mnode = self.graph[m]
         if REGISTRY[mnode.op].behavior == KINK:
             return [(INACTIVE, made)]
-        if mnode.op in ("mul", "mul_no_nan"):
+        if mnode.op in ("mul", "mul_no_nan") and mnode.inputs[0] != mnode.inputs[1]:
             other_zero = np.broadcast_to(self.value(mnode.inputs[1 - j]) == 0, mnode.shape)
             parts = [(MASK, made & other_zero), (UNDERFLOW, made & ~other_zero)]
         else:

@@ -793,3 +793,10 @@ def test_a_culprit_inside_an_inlined_function_is_located_in_its_body():
     assert (cause["kind"], cause["node"], cause["line"]) == ("stop_gradient", "y", 9)
     assert cause["location"] == "<stdin>:6:11"  # `stop_gradient` in the body, line 6
     assert pair["paths"] == [["x", "a", "y"]]
+
+
+def test_x_times_x_at_zero_is_one_zero_derivative():
+    # d sum(x * x) / dx = 2x = [0, 2]: one cause, not a mask, not one per operand
+    pair = one("-e", "sum(x * x)", "--at", "x=[0, 1]")
+    assert (pair["status"], pair["zero_elements"]) == ("partially_zero", 1)
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("zero_derivative", 1)]
