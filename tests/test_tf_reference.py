@@ -1,0 +1,253 @@
+"""gradcli against TensorFlow 2.21: every case of tests/data/tf_reference.json.
+
+The data file is written by tools/tf_reference.py, which evaluates each case with
+TensorFlow (tf.GradientTape, float64 unless the case says float32) in both unconnected
+modes; TensorFlow is not needed here.
+
+What must agree, for outputs, gradients and second derivatives:
+- conventions, exactly: None vs a tensor, dtype and shape, the positions of nan, +inf and
+  -inf, the positions of zeros, and the sign of every zero (relu'(-0.0), log'(-0.0) and
+  the `where` traps make the sign observable, so it is checked everywhere);
+- values: bit-identical for cases marked "exact" (only + - * /, selections, and
+  reductions whose every partial result is exact, so evaluation order cannot matter);
+  within ULPS units in the last place for "close" cases, whose transcendental functions
+  (numpy's libm against Eigen's vectorised kernels) and summation orders (numpy's pairwise
+  sums and BLAS against Eigen's reductions) legitimately round differently.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import invoke
+
+from gradcli import api
+from gradcli.autodiff import gradients
+from gradcli.executor import resolve_conds, run
+from gradcli.ops import ZERO_GRAD
+
+DATA = json.loads((Path(__file__).parent / "data" / "tf_reference.json").read_text())
+CASES = {c["id"]: c for c in DATA["cases"]}
+HESSIANS = {h["id"]: h for h in DATA["hessians"]}
+MODES = ("none", "zero")
+
+# A "close" value may differ from TensorFlow's by this many ulps of the larger magnitude in
+# its tensor: transcendental kernels differ by about an ulp, and a gradient combines a
+# few of them (softmax's (g - sum(g*s)) * s cancels, so the scale is the tensor's, not the
+# element's).
+ULPS = 16
+
+
+def decode(enc: dict) -> np.ndarray:
+    """A stored {value, shape, dtype} as an array ("nan", "inf", "-inf" strings decoded)."""
+    dtype = np.dtype(enc["dtype"])
+    flat = np.array(enc["value"], dtype=object).reshape(-1)
+    if dtype.kind == "f":
+        flat = [float(v) if isinstance(v, str) else v for v in flat]
+    return np.array(flat, dtype=dtype).reshape(enc["shape"])
+
+
+def decode_at(at: dict) -> dict:
+    return {
+        k: decode({"value": v, "shape": np.shape(v), "dtype": "float64"}) for k, v in at.items()
+    }
+
+
+def mismatch(actual, expected: dict | None, tolerance: str) -> str | None:
+    """Why actual differs from TensorFlow's expected value, or None when they agree."""
+    if expected is None or actual is None:
+        if expected is None and actual is None:
+            return None
+        return f"TensorFlow gives {'None' if expected is None else 'a tensor'}, gradcli {actual}"
+    want = decode(expected)
+    got = np.asarray(actual)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return f"dtype/shape {got.dtype}{got.shape}, TensorFlow {want.dtype}{want.shape}"
+    if want.dtype.kind != "f":
+        return None if np.array_equal(got, want) else f"{got.tolist()} != {want.tolist()}"
+    problems = []
+    for what, test in (("nan", np.isnan), ("zero", lambda a: a == 0), ("inf", np.isinf)):
+        if not np.array_equal(test(got), test(want)):
+            problems.append(f"{what} positions differ")
+    both_nonnan = ~np.isnan(want) & ~np.isnan(got)
+    if not np.array_equal(np.signbit(got[both_nonnan]), np.signbit(want[both_nonnan])):
+        problems.append("signs differ (sign of zero included)")
+    finite = np.isfinite(want) & np.isfinite(got)
+    if tolerance == "exact":
+        if not np.array_equal(got[finite], want[finite]):
+            problems.append("values differ (exact case)")
+    else:
+        eps = np.finfo(want.dtype).eps
+        scale = np.max(np.abs(want[finite]), initial=0.0)
+        err = np.abs(got[finite].astype(np.float64) - want[finite].astype(np.float64))
+        if np.any(err > ULPS * eps * scale):
+            problems.append(f"values differ by {np.max(err) / (eps * scale):.1f} ulps")
+    if not problems:
+        return None
+    return f"{'; '.join(problems)}:\n  gradcli    {got.tolist()}\n  TensorFlow {want.tolist()}"
+
+
+def evaluate(case: dict, mode: str):
+    if "expr" in case:
+        return api.grad(case["expr"], decode_at(case["at"]), wrt=case.get("wrt"), unconnected=mode)
+    return api.grad(case["spec"], {}, spec=True, unconnected=mode)
+
+
+def check(case: dict, outputs: dict, grads: dict, mode: str) -> None:
+    problems = []
+    assert list(outputs) == list(case["outputs"])
+    for name, expected in case["outputs"].items():
+        why = mismatch(outputs[name], expected, case["tolerance"])
+        if why:
+            problems.append(f"output {name}: {why}")
+    expected_grads = case["gradients"][mode]
+    assert sorted(grads) == sorted(expected_grads)
+    for name, expected in expected_grads.items():
+        why = mismatch(grads[name], expected, case["tolerance"])
+        if why:
+            problems.append(f"gradient {name} ({mode}): {why}")
+    assert not problems, f"{case['id']}: " + "\n".join(problems)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", list(CASES))
+def test_first_order_matches_tensorflow(case_id, mode):
+    case = CASES[case_id]
+    ev = evaluate(case, mode)
+    check(case, ev.outputs, ev.gradients, mode)
+
+
+def _from_cli_json(doc: dict, key: str) -> dict:
+    out = {}
+    for name, item in doc[key].items():
+        if item["value"] is None:
+            out[name] = None
+        else:
+            out[name] = decode(
+                {"value": item["value"], "shape": item["shape"], "dtype": item["dtype"]}
+            )
+    return out
+
+
+CLI_CASES = [i for i, c in CASES.items() if c.get("cli")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", CLI_CASES)
+def test_cli_matches_tensorflow(case_id, mode):
+    case = CASES[case_id]
+    args = ["eval", "--format", "json", "--unconnected", mode]
+    if "expr" in case:
+        args += ["-e", case["expr"]]
+        for name, value in decode_at(case["at"]).items():
+            args += ["--at", f"{name}={json.dumps(value.tolist())}"]
+        if case.get("wrt"):
+            args += ["--wrt", ",".join(case["wrt"])]
+        res = invoke(*args)
+    else:
+        res = invoke(*args, "-", input=case["spec"])
+    assert res.code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["unconnected"] == mode
+    check(case, _from_cli_json(doc, "outputs"), _from_cli_json(doc, "gradients"), mode)
+
+
+def test_cli_cases_cover_both_forms():
+    forms = {("expr" in CASES[i]) for i in CLI_CASES}
+    assert forms == {True, False}
+
+
+# --- second order --------------------------------------------------------------------------
+def hessian_blocks(case: dict, mode: str) -> list[tuple[str, str, np.ndarray | None]]:
+    """d(dF/dx_i)/dx_j for every pair of targets, as gradcli's graph-to-graph autodiff gives it.
+
+    The first gradient is built into the graph, then differentiated again with one-hot
+    seeds, one row at a time (like TensorFlow's nested tapes).
+    """
+    problem = api.problem_from_expression(
+        case["expr"], decode_at(case["at"]), wrt=case["wrt"], unconnected=mode
+    )
+    graph = problem.graph
+    known: dict = {}
+    resolve_conds(graph, problem.outputs, known)
+    first = gradients(graph, problem.outputs, problem.wrt, problem.seeds)
+    blocks = []
+    for i, gi in zip(problem.wrt, first.results):
+        for j in problem.wrt:
+            xi, xj = graph[i], graph[j]
+            shape = xi.shape + xj.shape
+            rows = []
+            if isinstance(gi, int):
+                for k in range(xi.size):
+                    seed = np.zeros(xi.size, dtype=xi.dtype)
+                    seed[k] = 1.0
+                    second = gradients(graph, [gi], [j], [seed.reshape(xi.shape)])
+                    rows.append(second.results[0])
+            if not rows or all(r is None for r in rows):
+                value = np.zeros(shape, xj.dtype) if mode == "zero" else None
+            else:
+                assert all(r is not None for r in rows), "connectivity differs between rows"
+                nodes = [r for r in rows if isinstance(r, int)]
+                values = run(graph, nodes, known=known)
+                value = np.stack(
+                    [
+                        np.zeros(xj.shape, xj.dtype)
+                        if r is ZERO_GRAD
+                        else np.asarray(values[r], xj.dtype)
+                        for r in rows
+                    ]
+                ).reshape(shape)
+            blocks.append((xi.name, xj.name, value))
+    return blocks
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", list(HESSIANS))
+def test_second_order_matches_tensorflow(case_id, mode):
+    case = HESSIANS[case_id]
+    expected = case["hessians"][mode]
+    got = hessian_blocks(case, mode)
+    assert [(b["of"], b["by"]) for b in expected] == [(i, j) for i, j, _ in got]
+    problems = []
+    for block, (i, j, value) in zip(expected, got):
+        why = mismatch(value, block["value"], case["tolerance"])
+        if why:
+            problems.append(f"d2/d{i}d{j} ({mode}): {why}")
+    assert not problems, f"{case_id}: " + "\n".join(problems)
+
+
+# --- the data file itself ----------------------------------------------------------------------
+def test_reference_data_is_tensorflow_2_21():
+    assert DATA["tensorflow"].startswith("2.21")
+    assert len(CASES) == len(DATA["cases"]) and len(HESSIANS) == len(DATA["hessians"])
+
+
+def test_every_public_op_is_covered():
+    from gradcli.ops import public_ops
+
+    texts = [c.get("expr") or c["spec"] for c in DATA["cases"]]
+    texts += [h["expr"] for h in DATA["hessians"]]
+    spelled = {
+        "add": "+",
+        "sub": "-",
+        "mul": "*",
+        "div": "/",
+        "neg": "-",
+        "less": "<",
+        "less_equal": "<=",
+        "greater": ">",
+        "greater_equal": ">=",
+        "equal": "==",
+        "not_equal": "!=",
+        "pow": "**",
+        "matmul": "@",
+    }
+    missing = []
+    for name in public_ops():
+        token = spelled.get(name, f"{name}(")
+        if not any(token in t for t in texts):
+            missing.append(name)
+    assert not missing, f"ops without a TensorFlow reference case: {missing}"
