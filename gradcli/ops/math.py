@@ -242,24 +242,24 @@ binary(
 
 
 def _pow_grad_x(b, n, g):
-    # mul_no_nan(y * x^(y-1), g): zero wherever g is zero, even if x^(y-1) is inf
+    # (g * y) * x^(y-1), TensorFlow's formula: 0 * inf is nan, so the `where` trap applies
+    # (where(x > 0, x ** 0.5, 0) has a nan gradient at 0, unlike sqrt)
     x, y = n.inputs
-    local = b.mul(y, b.pow(x, b.sub(y, b.const(1.0, like=y))))
-    return b.mul_no_nan(local, g)
+    return b.mul(b.mul(g, y), b.pow(x, b.sub(y, b.const(1.0, like=y))))
 
 
 def _pow_grad_y(b, n, g):
-    # z * log(x) where x > 0 and 0 elsewhere (d(x**y)/dy is 0 where x <= 0)
+    # (g * z) * log(x) where x > 0 and 0 elsewhere (d(x**y)/dy is 0 where x <= 0)
     x = _x(n)
     positive = b.greater(x, b.const(0.0, like=x))
     safe_x = b.where(positive, x, b.const(1.0, like=x))
     log_x = b.where(positive, b.log(safe_x), b.const(0.0, like=x))
-    return b.mul_no_nan(b.mul(n.id, log_x), g)
+    return b.mul(b.mul(g, n.id), log_x)
 
 
 binary("pow", np.power, math.pow, (_pow_grad_x, _pow_grad_y))
 
-# mul_no_nan(a, b) = a * b, but 0 where b == 0 (internal: used by the pow gradient)
+# mul_no_nan(a, b) = a * b, but 0 where b == 0 (internal, TensorFlow's MulNoNan)
 binary(
     "mul_no_nan",
     lambda a, b: np.where(np.equal(b, 0), np.zeros((), np.result_type(a, b)), np.multiply(a, b)),
