@@ -269,6 +269,28 @@ binary(
 )
 
 
+# div_no_nan(a, b) = a / b, but 0 where b == 0 even if a is inf or nan (internal: the
+# cumprod gradient; TensorFlow's DivNoNan and its gradient)
+def _div_no_nan_forward(a, b):
+    with np.errstate(all="ignore"):
+        quotient = np.true_divide(a, b)
+    return np.where(np.equal(b, 0), np.zeros((), quotient.dtype), quotient)
+
+
+def _div_no_nan_grad_y(b, n, g):
+    x, y = n.inputs
+    return b.mul(g, b.div_no_nan(b.div_no_nan(b.neg(x), y), y))
+
+
+binary(
+    "div_no_nan",
+    _div_no_nan_forward,
+    lambda a, b: 0.0 if b == 0.0 else a / b,
+    (lambda b, n, g: b.div_no_nan(g, _y(n)), _div_no_nan_grad_y),
+    public=False,
+)
+
+
 # --- maximum, minimum: a tie gives the whole gradient to the first argument --------------
 def _maximum_scalar(a, b):
     return a if a >= b or a != a else b

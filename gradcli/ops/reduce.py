@@ -278,7 +278,8 @@ def _cumsum_grad(b, n, g):
 
 
 def _cumprod_grad(b, n, g):
-    # TensorFlow's CumprodGrad: cumsum(prod * g, reversed) / x (nan where x == 0, as TF)
+    # TensorFlow's CumprodGrad: div_no_nan(cumsum(prod * g, reversed), x), so 0 where x == 0
+    # (not the true derivative there, but TensorFlow's value)
     a = n.attrs
     x = n.inputs[0]
     summed = b.cumsum(
@@ -287,7 +288,7 @@ def _cumprod_grad(b, n, g):
         exclusive=bool(a.get("exclusive")),
         reverse=not a.get("reverse"),
     )
-    return b.div(summed, x)
+    return b.div_no_nan(summed, x)
 
 
 _CUM_KW = ("axis", "exclusive", "reverse")
