@@ -149,9 +149,17 @@ def _logsumexp(x, axis, keepdims):
 
 
 def _logsumexp_grad(b, n, g):
-    # d logsumexp / dx = exp(x - logsumexp(x)) = softmax(x)
+    # TensorFlow differentiates its own graph, log(sum(exp(x - shift))) + shift with the
+    # shift held constant: (g * (1 / s)) * exp(x - shift). Mathematically exp(x - logsumexp),
+    # but x - logsumexp loses the low bits of x when |logsumexp| is large (~100 ulps at 1000).
     x = n.inputs[0]
-    return b.mul(_kept(b, n, g), b.exp(b.sub(x, _kept(b, n, n.id))))
+    axes = _axes(n, b)
+    raw_max = b.max(x, axis=axes, keepdims=True)
+    finite = b.less(b.abs(raw_max), b.const(np.inf, like=x))
+    shift = b.stop_gradient(b.where(finite, raw_max, b.const(0.0, like=x)))
+    shifted_exp = b.exp(b.sub(x, shift))
+    total = b.sum(shifted_exp, axis=axes, keepdims=True)
+    return b.mul(b.mul(_kept(b, n, g), b.div(b.const(1.0, like=x), total)), shifted_exp)
 
 
 reduction("logsumexp", _logsumexp, _logsumexp_grad, floats=True)
