@@ -146,11 +146,17 @@ unary("tanh", np.tanh, math.tanh, lambda b, n, g: b.tanh_grad(n.id, g))
 
 
 def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
+    # TensorFlow's (Eigen's) float64 formula exp(x) / (1 + exp(x)), correctly rounded more
+    # often than 1 / (1 + exp(-x)); x is capped at 40, where the result is already exactly
+    # 1, so that exp cannot overflow to inf / inf
+    x = np.asarray(x)
+    e = np.exp(np.minimum(x, x.dtype.type(40.0)))
+    return (e / (x.dtype.type(1.0) + e))[()]
 
 
 def _sigmoid_scalar(x):
-    return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(40.0 if x > 40.0 else x)
+    return e / (1.0 + e)
 
 
 unary("sigmoid", _sigmoid, _sigmoid_scalar, lambda b, n, g: b.sigmoid_grad(n.id, g))
