@@ -192,9 +192,8 @@ def _softplus(x):
 
 
 def _softplus_grad(b, n, g):
-    # g / (exp(-x) + 1), TensorFlow's SoftplusGrad
-    x = _x(n)
-    return b.div(g, b.add(b.exp(b.neg(x)), b.const(1.0, like=x)))
+    # g * sigmoid(x), TensorFlow's _SoftplusGrad
+    return b.mul(g, b.sigmoid(_x(n)))
 
 
 unary("softplus", _softplus, None, _softplus_grad)
