@@ -5,7 +5,7 @@ Run with a Python that has TensorFlow (never a dependency of gradcli or of its t
     /work/tfref/bin/python tools/tf_reference.py            # writes tests/data/tf_reference.json
     /work/tfref/bin/python tools/tf_reference.py --check    # exit 1 if the file is out of date
 
-Every case in tools/tf_cases.py pairs a gradcli expression (or a small spec) with the
+Every case in tools/tf_cases*.py pairs a gradcli expression (or a small spec) with the
 equivalent TensorFlow computation written by hand. This script evaluates the TensorFlow
 side with tf.GradientTape, once per unconnected mode ('none' and 'zero'), and stores the
 outputs, the gradients (None kept as null) and, for second-order cases, the Hessian
@@ -33,8 +33,9 @@ import numpy as np
 import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tf_cases import CASES, HESSIANS, Case, Hessian, In
+from tf_cases import Case, Hessian, In, load
 
+CASES, HESSIANS = load()
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "tf_reference.json"
 MODES = {"none": tf.UnconnectedGradients.NONE, "zero": tf.UnconnectedGradients.ZERO}
@@ -243,6 +244,8 @@ def tf_hessian(case: Hessian) -> dict:
 def case_record(case: Case) -> dict:
     outputs, grads = tf_first_order(case)
     rec = {"id": case.id, "tolerance": case.tolerance}
+    if case.ulps is not None:
+        rec["ulps"] = case.ulps
     if case.expr is not None:
         rec["expr"] = case.expr
         rec["at"] = {
@@ -278,7 +281,7 @@ def build() -> dict:
     dupes = {i for i in ids if ids.count(i) > 1}
     assert not dupes, f"duplicate case ids: {sorted(dupes)}"
     return {
-        "generator": "tools/tf_reference.py (cases in tools/tf_cases.py)",
+        "generator": "tools/tf_reference.py (cases in tools/tf_cases*.py)",
         "tensorflow": tf.__version__,
         "numpy": np.__version__,
         "onednn": os.environ["TF_ENABLE_ONEDNN_OPTS"] != "0",

@@ -7,6 +7,8 @@ it into the input's shape only when something needs the full array.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .infer import need_float, need_numeric, normalize_axes, reduced_shape
@@ -34,7 +36,7 @@ def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None
     def infer(attrs, x):
         (need_float if floats else need_numeric)(name, x)
         axes = normalize_axes(name, attrs.get("axis"), len(x.shape))
-        if name in ("max", "min", "argmax", "argmin") and x.size == 0:
+        if name in ("argmax", "argmin") and x.size == 0:
             raise ShapeError(f"{name} of an empty tensor")
         return reduced_shape(x.shape, axes, bool(attrs.get("keepdims"))), result or x.dtype
 
@@ -76,12 +78,14 @@ def _mean_grad(b, n, g):
     return b.div(_kept(b, n, g), b.const(float(count), like=x))
 
 
-reduction(
-    "mean",
-    lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims)[()],
-    _mean_grad,
-    floats=True,
-)
+def _mean(x, axis, keepdims):
+    # TensorFlow's mean over no elements is 0 / 0 = nan, as numpy's, minus numpy's warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.mean(x, axis=axis, keepdims=keepdims)[()]
+
+
+reduction("mean", _mean, _mean_grad, floats=True)
 
 
 def _extreme_grad(b, n, g):
@@ -92,18 +96,27 @@ def _extreme_grad(b, n, g):
     return b.mul(b.div(indicators, count), _kept(b, n, g))
 
 
-reduction(
-    "max",
-    lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims)[()],
-    _extreme_grad,
-    behavior=KINK,
-)
-reduction(
-    "min",
-    lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims)[()],
-    _extreme_grad,
-    behavior=KINK,
-)
+def _lowest(dtype):
+    """The identity of max: -inf, or the smallest integer of dtype (TensorFlow's empty max)."""
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _extreme(fn, identity):
+    def forward(x, axis, keepdims):
+        # over no elements TensorFlow gives the identity (max([]) = -inf), numpy an error
+        x = np.asarray(x)
+        extra = {"initial": identity(x.dtype)} if x.size == 0 else {}
+        return fn(x, axis=axis, keepdims=keepdims, **extra)[()]
+
+    return forward
+
+
+reduction("max", _extreme(np.max, _lowest), _extreme_grad, behavior=KINK)
+reduction("min", _extreme(np.min, _highest), _extreme_grad, behavior=KINK)
 
 
 def _prod_grad(b, n, g):
@@ -140,7 +153,7 @@ def _logsumexp(x, axis, keepdims):
     # TensorFlow's reduce_logsumexp: shift by the max where it is finite
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        raw_max = np.max(x, axis=axis, keepdims=True)
+        raw_max = _extreme(np.max, _lowest)(x, axis, True)
         shift = np.where(np.isfinite(raw_max), raw_max, np.zeros((), x.dtype))
         out = np.log(np.sum(np.exp(x - shift), axis=axis, keepdims=True)) + shift
     if not keepdims:
@@ -217,7 +230,7 @@ def _softmax_bind(attrs):
     axis = attrs.get("axis", -1)
 
     def softmax(x):
-        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        e = np.exp(x - _extreme(np.max, _lowest)(x, axis, True))
         return e / np.sum(e, axis=axis, keepdims=True)
 
     return softmax
@@ -266,7 +279,7 @@ def _cum_bind(fn, identity):
             if reverse:
                 x = np.flip(x, axis)
             out = fn(x, axis=axis, dtype=x.dtype)
-            if exclusive:
+            if exclusive and x.shape[axis] > 0:
                 out = np.roll(out, 1, axis=axis)
                 first = [slice(None)] * x.ndim
                 first[axis] = 0
