@@ -191,6 +191,49 @@ expr(
     exact=True,
 )
 
+# --- signed zeros: TensorFlow copies a one-element reduction, and its sums and scans start
+# from +0.0 (so only a copy keeps a -0.0)
+spec(
+    "negative_zero_reductions",
+    {"x": [-0.0], "m": [[-0.0, 1.5, -0.0]], "z": [-0.0, -0.0, -0.0]},
+    {
+        "one": "sum(x)",
+        "one_mean": "mean(x)",
+        "size_one_axis": "sum(m, axis=0)",
+        "zeros": "sum(z)",
+        "scan": "cumsum(z)",
+        "scan_rev_ex": "cumsum(z, exclusive=true, reverse=true)",
+        "products": "cumprod(z)",
+    },
+    lambda v: {
+        "one": tf.reduce_sum(v.x),
+        "one_mean": tf.reduce_mean(v.x),
+        "size_one_axis": tf.reduce_sum(v.m, axis=0),
+        "zeros": tf.reduce_sum(v.z),
+        "scan": tf.cumsum(v.z),
+        "scan_rev_ex": tf.cumsum(v.z, exclusive=True, reverse=True),
+        "products": tf.math.cumprod(v.z),
+    },
+    outputs=["one", "one_mean", "size_one_axis", "zeros", "scan", "scan_rev_ex", "products"],
+    exact=True,
+)
+expr(
+    "cumprod_zero_gradient_signs",
+    "cumprod(x) * w",
+    {"x": [3.0, -1.0, 0.0, 0.5, 2.0], "w": [1.0, 2.0, 3.0, 4.0, 5.0]},
+    lambda v: tf.math.cumprod(v.x) * v.w,
+    exact=True,
+    note="the reverse cumsum of the gradient starts from +0.0: +0.0 after the zero, not -0.0",
+)
+expr(
+    "broadcast_gradient_negative_zero",
+    "(x + y) * w",
+    {"x": [1.0, 2.0, 3.0], "y": [[0.5, -1.0, 2.0]], "w": [[-0.0, 1.5, -0.0]]},
+    lambda v: (v.x + v.y) * v.w,
+    exact=True,
+    note="x's gradient sums over a size-1 axis: a copy, so -0.0 stays -0.0",
+)
+
 # ============================================================================================
 # matmul: 1-D operands and broadcast batch dimensions (numpy semantics)
 # ============================================================================================

@@ -62,9 +62,18 @@ def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None
     )
 
 
+def _one_each(x, axis) -> bool:
+    """Whether every output element reduces exactly one input element."""
+    axes = range(x.ndim) if axis is None else np.atleast_1d(axis)
+    return all(x.shape[a] == 1 for a in axes)
+
+
 def _sum(x, axis, keepdims):
     x = np.asarray(x)
-    return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)[()]
+    out = np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    # TensorFlow copies the input when each output element reduces one element (so
+    # sum([-0.0]) is -0.0); otherwise its sum starts from +0.0, as numpy's does
+    return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]
 
 
 reduction("sum", _sum, lambda b, n, g: _kept(b, n, g))
@@ -80,9 +89,11 @@ def _mean_grad(b, n, g):
 
 def _mean(x, axis, keepdims):
     # TensorFlow's mean over no elements is 0 / 0 = nan, as numpy's, minus numpy's warning
+    x = np.asarray(x)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.mean(x, axis=axis, keepdims=keepdims)[()]
+        out = np.mean(x, axis=axis, keepdims=keepdims)
+    return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]  # as sum: mean([-0.0])
 
 
 reduction("mean", _mean, _mean_grad, floats=True)
@@ -230,8 +241,9 @@ def _softmax_bind(attrs):
     axis = attrs.get("axis", -1)
 
     def softmax(x):
+        # TensorFlow's kernel: e * (1 / sum(e)), e = exp(x - max(x)) (not e / sum(e))
         e = np.exp(x - _extreme(np.max, _lowest)(x, axis, True))
-        return e / np.sum(e, axis=axis, keepdims=True)
+        return e * (e.dtype.type(1.0) / np.sum(e, axis=axis, keepdims=True))
 
     return softmax
 
@@ -267,6 +279,13 @@ def _cum_infer(name):
         return x.shape, x.dtype
 
     return infer
+
+
+def _cumsum(x, axis, dtype):
+    # TensorFlow's scan starts from 0: (0 + x0) + x1 ..., so a leading -0.0 sums to +0.0
+    out = np.cumsum(x, axis=axis, dtype=dtype)
+    out += 0
+    return out
 
 
 def _cum_bind(fn, identity):
@@ -317,7 +336,7 @@ register(
     Op(
         "cumsum",
         _cum_infer("cumsum"),
-        bind=_cum_bind(np.cumsum, 0),
+        bind=_cum_bind(_cumsum, 0),
         grads=(_cumsum_grad,),
         public=True,
         arity=1,
