@@ -324,3 +324,23 @@ def test_looser_tolerances_say_why():
     for case in DATA["cases"]:
         if "ulps" in case:
             assert case["tolerance"] == "close" and case["ulps"] > ULPS and case.get("note")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", list(HESSIANS))
+def test_hessian_command_matches_tensorflow(case_id, mode):
+    case = HESSIANS[case_id]
+    args = ["hessian", "--format", "json", "--unconnected", mode, "-e", case["expr"]]
+    for name, value in decode_at(case["at"]).items():
+        args += ["--at", f"{name}={json.dumps(value.tolist())}"]
+    res = invoke(*args, "--wrt", ",".join(case["wrt"]))
+    assert res.code == 0, res.stderr
+    doc = json.loads(res.stdout)["hessian"]
+    problems = []
+    for block in case["hessians"][mode]:
+        item = doc[block["of"]][block["by"]]
+        got = None if item["value"] is None else decode(item)
+        why = mismatch(got, block["value"], case["tolerance"], signed_zeros=False)
+        if why:
+            problems.append(f"d2/d{block['of']}d{block['by']} ({mode}): {why}")
+    assert not problems, f"{case_id}: " + "\n".join(problems)
