@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import tensorflow as tf
-from tf_cases import M23, X4, expr, f64, spec
+from tf_cases import M23, X4, c, expr, f64, spec
 
 # ============================================================================================
 # Elementwise ops at ordinary points
@@ -152,6 +152,20 @@ expr(
     lambda v: tf.maximum(v.x, v.y),
     exact=True,
     cli=True,
+)
+spec(
+    "signed_zero_ties_0d",
+    {"p": 0.0, "q": -0.0},
+    {"hi": "maximum(p, q)", "lo": "minimum(q, p)", "clipped": "clip(p, q, 1.0)"},
+    lambda v: {
+        "hi": tf.maximum(v.p, v.q),
+        "lo": tf.minimum(v.q, v.p),
+        "clipped": tf.clip_by_value(v.p, v.q, c(1.0)),
+    },
+    outputs=["hi", "lo", "clipped"],
+    exact=True,
+    note="0-d: TensorFlow's scalar kernel returns the first argument of a tie (its "
+    "vectorised kernel, as maximum_ties shows, the second)",
 )
 expr(
     "minimum_ties",
