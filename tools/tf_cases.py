@@ -15,6 +15,8 @@ reductions whose every partial result is exact, as with small dyadic numbers);
 "close": transcendental functions or rounded reductions, compared within a few ulps of
 the tensor's largest magnitude (tests/test_tf_reference.py's ULPS); a case whose
 gradient cancels more than that allows gets its own `ulps` and a note saying why.
+A case may list the values that differ from TensorFlow by a documented decision
+(`differs`): the test checks that they still differ and compares everything else.
 
 TensorFlow's CPU kernels run with denormals flushed to zero; gradcli computes with
 IEEE subnormals. The cases keep away from results in the subnormal range (below about
@@ -67,6 +69,7 @@ class Case:
     cli: bool = False
     note: str = ""
     ulps: int | None = None
+    differs: dict[str, str] | None = None  # "output f" / "gradient x" -> why it differs
 
     def output_names(self) -> list[str]:
         if self.expr is not None:
@@ -114,7 +117,7 @@ def expr(id, text, at, fn, *, exact=False, wrt=None, cli=False, note=""):
     )
 
 
-def spec(id, inputs, graph, fn, *, exact=False, cli=False, note="", ulps=None, **kw):
+def spec(id, inputs, graph, fn, *, exact=False, cli=False, note="", ulps=None, differs=None, **kw):
     """A case given as a spec: inputs {name: value or In}, graph {entry: expression}."""
     CASES.append(
         Case(
@@ -126,6 +129,7 @@ def spec(id, inputs, graph, fn, *, exact=False, cli=False, note="", ulps=None, *
             cli=cli,
             note=note,
             ulps=ulps,
+            differs=differs,
             **kw,
         )
     )

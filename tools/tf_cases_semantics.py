@@ -112,6 +112,19 @@ spec(
     cli=True,
 )
 spec(
+    "float32_tanh_sigmoid_saturation",
+    {"x": In([9.0, -9.5, 17.0, 2.0], "float32")},
+    {"t": "tanh(x)", "s": "sigmoid(x)"},
+    lambda v: {"t": tf.tanh(v.x), "s": tf.sigmoid(v.x)},
+    outputs=["t", "s"],
+    note="the outputs agree within an ulp: TensorFlow's fast float32 tanh is exactly +-1 "
+    "from |x| ~ 9 and its sigmoid 1 at 17, where numpy's give +-0.99999994",
+    differs={
+        "gradient x": "tanh'(9), tanh'(-9.5) and sigmoid'(17) are 0 in TensorFlow, "
+        "~1e-7 (1 - 0.99999994**2) in gradcli",
+    },
+)
+spec(
     "float32_literal_stays_float32",
     {"x": In(_X32, "float32")},
     {"f": "x * 2.1 + 0.1"},

@@ -246,6 +246,8 @@ def case_record(case: Case) -> dict:
     rec = {"id": case.id, "tolerance": case.tolerance}
     if case.ulps is not None:
         rec["ulps"] = case.ulps
+    if case.differs:
+        rec["differs"] = case.differs
     if case.expr is not None:
         rec["expr"] = case.expr
         rec["at"] = {
