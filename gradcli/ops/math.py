@@ -191,12 +191,23 @@ def _softplus(x):
     return out.astype(x.dtype, copy=False)[()]
 
 
+_SOFTPLUS_THRESHOLD = math.log(np.finfo(np.float64).eps) + 2.0
+
+
+def _softplus_scalar(x):
+    # the same thresholds on a Python float, with libm's exp and log1p as TensorFlow's
+    # scalar kernel uses (numpy's vectorised exp can differ in the last bit)
+    if x > -_SOFTPLUS_THRESHOLD:
+        return x
+    return math.exp(x) if x < _SOFTPLUS_THRESHOLD else math.log1p(math.exp(x))
+
+
 def _softplus_grad(b, n, g):
     # g * sigmoid(x), TensorFlow's _SoftplusGrad
     return b.mul(g, b.sigmoid(_x(n)))
 
 
-unary("softplus", _softplus, None, _softplus_grad)
+unary("softplus", _softplus, _softplus_scalar, _softplus_grad)
 
 # --- floor, ceil, round: not differentiable ------------------------------------------------
 unary("floor", np.floor, None, None, behavior=CUT)
