@@ -125,6 +125,18 @@ spec(
     },
 )
 spec(
+    "three_paths_summation_order",
+    {"x": 1.0, "a": 1e16, "b": 1.0, "c": -1e16},
+    {"f": "x * a + x * b + x * c"},
+    lambda v: v.x * v.a + v.x * v.b + v.x * v.c,
+    wrt=["x"],
+    exact=True,
+    differs={
+        "gradient x": "TensorFlow's tape adds the three contributions as (a + c) + b = 1, "
+        "gradcli as (c + b) + a = 0: an order, not a formula"
+    },
+)
+spec(
     "float32_literal_stays_float32",
     {"x": In(_X32, "float32")},
     {"f": "x * 2.1 + 0.1"},
