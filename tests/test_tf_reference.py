@@ -23,6 +23,7 @@ What must agree, for outputs, gradients and second derivatives:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -355,3 +356,19 @@ def test_documented_differences_say_why():
         names = {f"output {n}" for n in case["outputs"]}
         names |= {f"gradient {n}" for n in case["gradients"]["none"]}
         assert set(case["differs"]) <= names and all(case["differs"].values())
+
+
+INEXACT = re.compile(
+    r"\b(sin|cos|tan|exp|log|log1p|sqrt|tanh|sigmoid|softplus|softmax|logsumexp|pow|matmul)\("
+    r"|\*\*|@"
+)
+
+
+def test_close_tolerance_only_where_a_kernel_rounds():
+    """A case without transcendental functions or BLAS is exact, unless its note says why."""
+    loose = []
+    for case in DATA["cases"] + DATA["hessians"]:
+        text = case.get("expr") or case["spec"]
+        if case["tolerance"] == "close" and not INEXACT.search(text) and not case.get("note"):
+            loose.append(case["id"])
+    assert not loose
