@@ -63,6 +63,19 @@ def reachable(graph: Graph, outputs, targets) -> tuple[bytearray, bytearray]:
     return from_x, on_path
 
 
+def _needs_full(op, node, nodes) -> bool:
+    """Whether a lazily broadcast gradient must be materialized before node's rules run.
+
+    An elementwise op can pass a smaller g through to inputs of its own shape, but an input
+    it broadcasts must receive the sum over the broadcast axes, which `fit` can only form
+    when g has those axes in full (x + y with y (3,), x (2, 3) and a scalar seed: 2, not 1).
+    """
+    if not op.elementwise:
+        return True
+    shape = node.shape
+    return any(nodes[node.inputs[j]].shape != shape for j in node.diff)
+
+
 def gradients(
     graph: Graph,
     outputs: list[int],
@@ -115,7 +128,7 @@ def gradients(
             continue
         b.origin = i
         op = REGISTRY[node.op]
-        if g is not ZERO_GRAD and not op.elementwise and b.shape(g) != node.shape:
+        if g is not ZERO_GRAD and b.shape(g) != node.shape and _needs_full(op, node, nodes):
             g = materialize(b, g, node.shape)
         for j in node.diff:
             k = node.inputs[j]

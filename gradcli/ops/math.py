@@ -146,11 +146,17 @@ unary("tanh", np.tanh, math.tanh, lambda b, n, g: b.tanh_grad(n.id, g))
 
 
 def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
+    # TensorFlow's (Eigen's) float64 formula exp(x) / (1 + exp(x)), correctly rounded more
+    # often than 1 / (1 + exp(-x)); x is capped at 40, where the result is already exactly
+    # 1, so that exp cannot overflow to inf / inf
+    x = np.asarray(x)
+    e = np.exp(np.minimum(x, x.dtype.type(40.0)))
+    return (e / (x.dtype.type(1.0) + e))[()]
 
 
 def _sigmoid_scalar(x):
-    return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(40.0 if x > 40.0 else x)
+    return e / (1.0 + e)
 
 
 unary("sigmoid", _sigmoid, _sigmoid_scalar, lambda b, n, g: b.sigmoid_grad(n.id, g))
@@ -185,13 +191,23 @@ def _softplus(x):
     return out.astype(x.dtype, copy=False)[()]
 
 
+_SOFTPLUS_THRESHOLD = math.log(np.finfo(np.float64).eps) + 2.0
+
+
+def _softplus_scalar(x):
+    # the same thresholds on a Python float, with libm's exp and log1p as TensorFlow's
+    # scalar kernel uses (numpy's vectorised exp can differ in the last bit)
+    if x > -_SOFTPLUS_THRESHOLD:
+        return x
+    return math.exp(x) if x < _SOFTPLUS_THRESHOLD else math.log1p(math.exp(x))
+
+
 def _softplus_grad(b, n, g):
-    # g / (exp(-x) + 1), TensorFlow's SoftplusGrad
-    x = _x(n)
-    return b.div(g, b.add(b.exp(b.neg(x)), b.const(1.0, like=x)))
+    # g * sigmoid(x), TensorFlow's _SoftplusGrad
+    return b.mul(g, b.sigmoid(_x(n)))
 
 
-unary("softplus", _softplus, None, _softplus_grad)
+unary("softplus", _softplus, _softplus_scalar, _softplus_grad)
 
 # --- floor, ceil, round: not differentiable ------------------------------------------------
 unary("floor", np.floor, None, None, behavior=CUT)
@@ -242,29 +258,51 @@ binary(
 
 
 def _pow_grad_x(b, n, g):
-    # mul_no_nan(y * x^(y-1), g): zero wherever g is zero, even if x^(y-1) is inf
+    # (g * y) * x^(y-1), TensorFlow's formula: 0 * inf is nan, so the `where` trap applies
+    # (where(x > 0, x ** 0.5, 0) has a nan gradient at 0, unlike sqrt)
     x, y = n.inputs
-    local = b.mul(y, b.pow(x, b.sub(y, b.const(1.0, like=y))))
-    return b.mul_no_nan(local, g)
+    return b.mul(b.mul(g, y), b.pow(x, b.sub(y, b.const(1.0, like=y))))
 
 
 def _pow_grad_y(b, n, g):
-    # z * log(x) where x > 0 and 0 elsewhere (d(x**y)/dy is 0 where x <= 0)
+    # (g * z) * log(x) where x > 0 and 0 elsewhere (d(x**y)/dy is 0 where x <= 0)
     x = _x(n)
     positive = b.greater(x, b.const(0.0, like=x))
     safe_x = b.where(positive, x, b.const(1.0, like=x))
     log_x = b.where(positive, b.log(safe_x), b.const(0.0, like=x))
-    return b.mul_no_nan(b.mul(n.id, log_x), g)
+    return b.mul(b.mul(g, n.id), log_x)
 
 
 binary("pow", np.power, math.pow, (_pow_grad_x, _pow_grad_y))
 
-# mul_no_nan(a, b) = a * b, but 0 where b == 0 (internal: used by the pow gradient)
+# mul_no_nan(a, b) = a * b, but 0 where b == 0 (internal, TensorFlow's MulNoNan)
 binary(
     "mul_no_nan",
     lambda a, b: np.where(np.equal(b, 0), np.zeros((), np.result_type(a, b)), np.multiply(a, b)),
     lambda a, b: 0.0 if b == 0.0 else a * b,
     (lambda b, n, g: b.mul_no_nan(g, _y(n)), lambda b, n, g: b.mul_no_nan(_x(n), g)),
+    public=False,
+)
+
+
+# div_no_nan(a, b) = a / b, but 0 where b == 0 even if a is inf or nan (internal: the
+# cumprod gradient; TensorFlow's DivNoNan and its gradient)
+def _div_no_nan_forward(a, b):
+    with np.errstate(all="ignore"):
+        quotient = np.true_divide(a, b)
+    return np.where(np.equal(b, 0), np.zeros((), quotient.dtype), quotient)
+
+
+def _div_no_nan_grad_y(b, n, g):
+    x, y = n.inputs
+    return b.mul(g, b.div_no_nan(b.div_no_nan(b.neg(x), y), y))
+
+
+binary(
+    "div_no_nan",
+    _div_no_nan_forward,
+    lambda a, b: 0.0 if b == 0.0 else a / b,
+    (lambda b, n, g: b.div_no_nan(g, _y(n)), _div_no_nan_grad_y),
     public=False,
 )
 

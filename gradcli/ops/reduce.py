@@ -7,6 +7,8 @@ it into the input's shape only when something needs the full array.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .infer import need_float, need_numeric, normalize_axes, reduced_shape
@@ -34,7 +36,7 @@ def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None
     def infer(attrs, x):
         (need_float if floats else need_numeric)(name, x)
         axes = normalize_axes(name, attrs.get("axis"), len(x.shape))
-        if name in ("max", "min", "argmax", "argmin") and x.size == 0:
+        if name in ("argmax", "argmin") and x.size == 0:
             raise ShapeError(f"{name} of an empty tensor")
         return reduced_shape(x.shape, axes, bool(attrs.get("keepdims"))), result or x.dtype
 
@@ -60,9 +62,18 @@ def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None
     )
 
 
+def _one_each(x, axis) -> bool:
+    """Whether every output element reduces exactly one input element."""
+    axes = range(x.ndim) if axis is None else np.atleast_1d(axis)
+    return all(x.shape[a] == 1 for a in axes)
+
+
 def _sum(x, axis, keepdims):
     x = np.asarray(x)
-    return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)[()]
+    out = np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    # TensorFlow copies the input when each output element reduces one element (so
+    # sum([-0.0]) is -0.0); otherwise its sum starts from +0.0, as numpy's does
+    return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]
 
 
 reduction("sum", _sum, lambda b, n, g: _kept(b, n, g))
@@ -76,12 +87,16 @@ def _mean_grad(b, n, g):
     return b.div(_kept(b, n, g), b.const(float(count), like=x))
 
 
-reduction(
-    "mean",
-    lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims)[()],
-    _mean_grad,
-    floats=True,
-)
+def _mean(x, axis, keepdims):
+    # TensorFlow's mean over no elements is 0 / 0 = nan, as numpy's, minus numpy's warning
+    x = np.asarray(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = np.mean(x, axis=axis, keepdims=keepdims)
+    return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]  # as sum: mean([-0.0])
+
+
+reduction("mean", _mean, _mean_grad, floats=True)
 
 
 def _extreme_grad(b, n, g):
@@ -92,18 +107,27 @@ def _extreme_grad(b, n, g):
     return b.mul(b.div(indicators, count), _kept(b, n, g))
 
 
-reduction(
-    "max",
-    lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims)[()],
-    _extreme_grad,
-    behavior=KINK,
-)
-reduction(
-    "min",
-    lambda x, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims)[()],
-    _extreme_grad,
-    behavior=KINK,
-)
+def _lowest(dtype):
+    """The identity of max: -inf, or the smallest integer of dtype (TensorFlow's empty max)."""
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _extreme(fn, identity):
+    def forward(x, axis, keepdims):
+        # over no elements TensorFlow gives the identity (max([]) = -inf), numpy an error
+        x = np.asarray(x)
+        extra = {"initial": identity(x.dtype)} if x.size == 0 else {}
+        return fn(x, axis=axis, keepdims=keepdims, **extra)[()]
+
+    return forward
+
+
+reduction("max", _extreme(np.max, _lowest), _extreme_grad, behavior=KINK)
+reduction("min", _extreme(np.min, _highest), _extreme_grad, behavior=KINK)
 
 
 def _prod_grad(b, n, g):
@@ -140,7 +164,7 @@ def _logsumexp(x, axis, keepdims):
     # TensorFlow's reduce_logsumexp: shift by the max where it is finite
     x = np.asarray(x)
     with np.errstate(all="ignore"):
-        raw_max = np.max(x, axis=axis, keepdims=True)
+        raw_max = _extreme(np.max, _lowest)(x, axis, True)
         shift = np.where(np.isfinite(raw_max), raw_max, np.zeros((), x.dtype))
         out = np.log(np.sum(np.exp(x - shift), axis=axis, keepdims=True)) + shift
     if not keepdims:
@@ -149,9 +173,17 @@ def _logsumexp(x, axis, keepdims):
 
 
 def _logsumexp_grad(b, n, g):
-    # d logsumexp / dx = exp(x - logsumexp(x)) = softmax(x)
+    # TensorFlow differentiates its own graph, log(sum(exp(x - shift))) + shift with the
+    # shift held constant: (g * (1 / s)) * exp(x - shift). Mathematically exp(x - logsumexp),
+    # but x - logsumexp loses the low bits of x when |logsumexp| is large (~100 ulps at 1000).
     x = n.inputs[0]
-    return b.mul(_kept(b, n, g), b.exp(b.sub(x, _kept(b, n, n.id))))
+    axes = _axes(n, b)
+    raw_max = b.max(x, axis=axes, keepdims=True)
+    finite = b.less(b.abs(raw_max), b.const(np.inf, like=x))
+    shift = b.stop_gradient(b.where(finite, raw_max, b.const(0.0, like=x)))
+    shifted_exp = b.exp(b.sub(x, shift))
+    total = b.sum(shifted_exp, axis=axes, keepdims=True)
+    return b.mul(b.mul(_kept(b, n, g), b.div(b.const(1.0, like=x), total)), shifted_exp)
 
 
 reduction("logsumexp", _logsumexp, _logsumexp_grad, floats=True)
@@ -209,8 +241,9 @@ def _softmax_bind(attrs):
     axis = attrs.get("axis", -1)
 
     def softmax(x):
-        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-        return e / np.sum(e, axis=axis, keepdims=True)
+        # TensorFlow's kernel: e * (1 / sum(e)), e = exp(x - max(x)) (not e / sum(e))
+        e = np.exp(x - _extreme(np.max, _lowest)(x, axis, True))
+        return e * (e.dtype.type(1.0) / np.sum(e, axis=axis, keepdims=True))
 
     return softmax
 
@@ -248,6 +281,13 @@ def _cum_infer(name):
     return infer
 
 
+def _cumsum(x, axis, dtype):
+    # TensorFlow's scan starts from 0: (0 + x0) + x1 ..., so a leading -0.0 sums to +0.0
+    out = np.cumsum(x, axis=axis, dtype=dtype)
+    out += 0
+    return out
+
+
 def _cum_bind(fn, identity):
     def bind(attrs):
         axis = attrs.get("axis", 0)
@@ -258,7 +298,7 @@ def _cum_bind(fn, identity):
             if reverse:
                 x = np.flip(x, axis)
             out = fn(x, axis=axis, dtype=x.dtype)
-            if exclusive:
+            if exclusive and x.shape[axis] > 0:
                 out = np.roll(out, 1, axis=axis)
                 first = [slice(None)] * x.ndim
                 first[axis] = 0
@@ -278,7 +318,8 @@ def _cumsum_grad(b, n, g):
 
 
 def _cumprod_grad(b, n, g):
-    # TensorFlow's CumprodGrad: cumsum(prod * g, reversed) / x (nan where x == 0, as TF)
+    # TensorFlow's CumprodGrad: div_no_nan(cumsum(prod * g, reversed), x), so 0 where x == 0
+    # (not the true derivative there, but TensorFlow's value)
     a = n.attrs
     x = n.inputs[0]
     summed = b.cumsum(
@@ -287,7 +328,7 @@ def _cumprod_grad(b, n, g):
         exclusive=bool(a.get("exclusive")),
         reverse=not a.get("reverse"),
     )
-    return b.div(summed, x)
+    return b.div_no_nan(summed, x)
 
 
 _CUM_KW = ("axis", "exclusive", "reverse")
@@ -295,7 +336,7 @@ register(
     Op(
         "cumsum",
         _cum_infer("cumsum"),
-        bind=_cum_bind(np.cumsum, 0),
+        bind=_cum_bind(_cumsum, 0),
         grads=(_cumsum_grad,),
         public=True,
         arity=1,

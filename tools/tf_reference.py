@@ -1,0 +1,332 @@
+"""Generate tests/data/tf_reference.json: gradcli's cases evaluated by TensorFlow in float64.
+
+Run with a Python that has TensorFlow (never a dependency of gradcli or of its tests):
+
+    /work/tfref/bin/python tools/tf_reference.py            # writes tests/data/tf_reference.json
+    /work/tfref/bin/python tools/tf_reference.py --check    # exit 1 if the file is out of date
+
+Every case in tools/tf_cases*.py pairs a gradcli expression (or a small spec) with the
+equivalent TensorFlow computation written by hand. This script evaluates the TensorFlow
+side with tf.GradientTape, once per unconnected mode ('none' and 'zero'), and stores the
+outputs, the gradients (None kept as null) and, for second-order cases, the Hessian
+blocks, together with each case's gradcli text, so that tests/test_tf_reference.py can
+check gradcli against TensorFlow without TensorFlow installed.
+
+Numbers are stored exactly: a finite float as JSON's shortest round-trip decimal (so -0.0
+stays -0.0), a non-finite one as the string "nan", "inf" or "-inf".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+# oneDNN may reorder float arithmetic (its own log says so); plain Eigen kernels are the
+# deterministic reference.
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np
+import tensorflow as tf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tf_cases import Case, Hessian, In, load
+
+CASES, HESSIANS = load()
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "data" / "tf_reference.json"
+MODES = {"none": tf.UnconnectedGradients.NONE, "zero": tf.UnconnectedGradients.ZERO}
+DTYPES = {"float64": tf.float64, "float32": tf.float32, "int32": tf.int32, "int64": tf.int64}
+DTYPES["bool"] = tf.bool
+
+
+# --- encoding ------------------------------------------------------------------------------
+def encode_number(v):
+    """One array element as JSON: exact floats, non-finite floats as strings."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    f = float(v)
+    if f != f:
+        return "nan"
+    if f in (float("inf"), float("-inf")):
+        return "inf" if f > 0 else "-inf"
+    return f
+
+
+def encode(value):
+    """An array as {value, shape, dtype}; value is a number or a nested list."""
+    arr = np.asarray(value)
+    flat = [encode_number(v) for v in arr.reshape(-1).tolist()]
+    nested = np.array(flat, dtype=object).reshape(arr.shape).tolist() if arr.shape else flat[0]
+    return {"value": nested, "shape": list(arr.shape), "dtype": arr.dtype.name}
+
+
+# --- spec text -------------------------------------------------------------------------------
+def yaml_number(v) -> str:
+    """A number as YAML 1.1 reads it back exactly (PyYAML needs a dot and a signed exponent)."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    f = float(v)
+    if f != f:
+        return ".nan"
+    if f in (float("inf"), float("-inf")):
+        return ".inf" if f > 0 else "-.inf"
+    text = repr(f)
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+def yaml_value(value) -> str:
+    arr = np.asarray(value)
+    if arr.shape == ():
+        return yaml_number(arr.item())
+    return "[" + ", ".join(yaml_value(v) for v in arr) + "]"
+
+
+def spec_text(case: Case) -> str:
+    """The YAML spec of a spec-mode case."""
+    lines = ["inputs:"]
+    for name, inp in case.inputs.items():
+        value = yaml_value(np.asarray(inp.value, dtype=inp.dtype))
+        if inp.dtype == "float64" and inp.trainable:
+            lines.append(f"  {name}: {value}")
+            continue
+        parts = [f"value: {value}"]
+        if inp.dtype != "float64":
+            parts.append(f"dtype: {inp.dtype}")
+        if not inp.trainable and inp.dtype in ("float64", "float32"):
+            parts.append("trainable: false")
+        lines.append(f"  {name}: {{{', '.join(parts)}}}")
+    if case.functions:
+        lines.append("functions:")
+        for fname, fn in case.functions.items():
+            lines.append(f"  {fname}:")
+            lines.append(f"    params: [{', '.join(fn['params'])}]")
+            lines.append(f"    body: {json.dumps(fn['body'])}")
+            if "grad" in fn:
+                grad = fn["grad"]
+                if isinstance(grad, list):
+                    items = ", ".join("null" if g is None else json.dumps(g) for g in grad)
+                    lines.append(f"    grad: [{items}]")
+                else:
+                    lines.append(f"    grad: {json.dumps(grad)}")
+    lines.append("graph:")
+    for name, text in case.graph.items():
+        lines.append(f"  {name}: {json.dumps(text)}")
+    if case.outputs:
+        lines.append(f"outputs: [{', '.join(case.outputs)}]")
+    if case.wrt:
+        lines.append(f"wrt: [{', '.join(case.wrt)}]")
+    if case.grad_ys:
+        items = ", ".join(f"{k}: {yaml_value(v)}" for k, v in case.grad_ys.items())
+        lines.append(f"grad_ys: {{{items}}}")
+    return "\n".join(lines) + "\n"
+
+
+# --- TensorFlow evaluation ---------------------------------------------------------------------
+class Tensors:
+    """The inputs as TensorFlow tensors, by attribute (v.x); watch() marks an intermediate."""
+
+    def __init__(self, tensors: dict, tape):
+        self._tensors = tensors
+        self._tape = tape
+        self.watched: dict = {}
+
+    def __getattr__(self, name):
+        try:
+            return self._tensors[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def watch(self, name: str, t):
+        """Make intermediate t a gradient target named `name` (tape.watch on it)."""
+        self._tape.watch(t)
+        self.watched[name] = t
+        return t
+
+
+def make_tensors(inputs: dict[str, In]) -> dict:
+    return {
+        n: tf.constant(np.asarray(i.value, i.dtype), DTYPES[i.dtype]) for n, i in inputs.items()
+    }
+
+
+def dense(g):
+    return tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
+
+
+def tf_first_order(case: Case) -> tuple[dict, dict]:
+    """Outputs and, per mode, the gradients of a case, as TensorFlow computes them."""
+    tensors = make_tensors(case.inputs)
+    wrt = case.targets()
+    with tf.GradientTape(persistent=True) as tape:
+        for name in wrt:
+            if name in tensors:
+                tape.watch(tensors[name])
+        v = Tensors(tensors, tape)
+        result = case.tf(v)
+    names = case.output_names()
+    outs = result if isinstance(result, dict) else {names[0]: result}
+    assert list(outs) == names, (case.id, list(outs), names)
+    sources = [tensors[n] if n in tensors else v.watched[n] for n in wrt]
+    seeds = []
+    for name in names:
+        out = outs[name]
+        seed = case.grad_ys.get(name) if case.grad_ys else None
+        if seed is None:
+            seeds.append(tf.ones_like(out))  # what tape.gradient uses by default
+        else:
+            seeds.append(tf.broadcast_to(tf.constant(seed, out.dtype), out.shape))
+    grads = {}
+    for mode, flag in MODES.items():
+        gs = tape.gradient(
+            [outs[n] for n in names], sources, output_gradients=seeds, unconnected_gradients=flag
+        )
+        grads[mode] = {n: None if g is None else encode(dense(g).numpy()) for n, g in zip(wrt, gs)}
+    return {n: encode(outs[n].numpy()) for n in names}, grads
+
+
+def tf_hessian(case: Hessian) -> dict:
+    """Per mode, the blocks d(dF/dx_i)/dx_j computed row by row with one-hot seeds."""
+    tensors = make_tensors(case.inputs)
+    wrt = list(case.inputs) if case.wrt is None else case.wrt
+    xs = [tensors[n] for n in wrt]
+    with tf.GradientTape(persistent=True) as outer:
+        for x in xs:
+            outer.watch(x)
+        with tf.GradientTape() as inner:
+            for x in xs:
+                inner.watch(x)
+            y = case.tf(Tensors(tensors, inner))
+        first = inner.gradient(y, xs)
+    out = {}
+    for mode, flag in MODES.items():
+        blocks = []
+        for i, gi in enumerate(first):
+            for j, xj in enumerate(xs):
+                shape = tuple(xs[i].shape) + tuple(xj.shape)
+                if gi is None:
+                    value = None
+                else:
+                    rows = []
+                    for k in range(int(np.prod(gi.shape, dtype=np.int64))):
+                        onehot = np.zeros(int(np.prod(gi.shape, dtype=np.int64)))
+                        onehot[k] = 1.0
+                        seed = tf.constant(onehot.reshape(gi.shape), gi.dtype)
+                        r = outer.gradient(
+                            gi, xj, output_gradients=seed, unconnected_gradients=flag
+                        )
+                        rows.append(None if r is None else dense(r).numpy())
+                    if all(r is None for r in rows):
+                        value = None
+                    else:
+                        assert all(r is not None for r in rows), case.id
+                        value = np.stack(rows).reshape(shape)
+                if value is None and mode == "zero":
+                    value = np.zeros(shape, xj.dtype.as_numpy_dtype)
+                blocks.append(
+                    {"of": wrt[i], "by": wrt[j], "value": None if value is None else encode(value)}
+                )
+        out[mode] = blocks
+    return out
+
+
+# --- the document ------------------------------------------------------------------------------
+def case_record(case: Case) -> dict:
+    outputs, grads = tf_first_order(case)
+    rec = {"id": case.id, "tolerance": case.tolerance}
+    if case.ulps is not None:
+        rec["ulps"] = case.ulps
+    if case.differs:
+        rec["differs"] = case.differs
+    if case.expr is not None:
+        rec["expr"] = case.expr
+        rec["at"] = {
+            n: encode(np.asarray(i.value, "float64"))["value"] for n, i in case.inputs.items()
+        }
+        if case.wrt:
+            rec["wrt"] = case.wrt
+    else:
+        rec["spec"] = spec_text(case)
+    if case.cli:
+        rec["cli"] = True
+    if case.note:
+        rec["note"] = case.note
+    rec["outputs"] = outputs
+    rec["gradients"] = grads
+    return rec
+
+
+def hessian_record(case: Hessian) -> dict:
+    return {
+        "id": case.id,
+        "tolerance": case.tolerance,
+        "expr": case.expr,
+        "at": {n: encode(np.asarray(i.value, "float64"))["value"] for n, i in case.inputs.items()},
+        "wrt": list(case.inputs) if case.wrt is None else case.wrt,
+        **({"note": case.note} if case.note else {}),
+        "hessians": tf_hessian(case),
+    }
+
+
+def build() -> dict:
+    ids = [c.id for c in CASES] + [h.id for h in HESSIANS]
+    dupes = {i for i in ids if ids.count(i) > 1}
+    assert not dupes, f"duplicate case ids: {sorted(dupes)}"
+    return {
+        "generator": "tools/tf_reference.py (cases in tools/tf_cases*.py)",
+        "tensorflow": tf.__version__,
+        "numpy": np.__version__,
+        "onednn": os.environ["TF_ENABLE_ONEDNN_OPTS"] != "0",
+        "cases": [case_record(c) for c in CASES],
+        "hessians": [hessian_record(h) for h in HESSIANS],
+    }
+
+
+def dump(doc: dict) -> str:
+    """The document as JSON with one case per line, so that a regenerated file diffs well."""
+
+    def one(value) -> str:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+    parts = []
+    for key, value in doc.items():
+        if isinstance(value, list):
+            items = ",\n".join(f"  {one(v)}" for v in value)
+            parts.append(f"{one(key)}: [\n{items}\n]")
+        else:
+            parts.append(f"{one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the stored file")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    text = dump(build())
+    if args.check:
+        same = args.out.exists() and args.out.read_text() == text
+        print("up to date" if same else f"{args.out} is out of date")
+        return 0 if same else 1
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    doc = json.loads(text)
+    print(
+        f"wrote {args.out} ({len(text) // 1024} KB): {len(doc['cases'])} cases, "
+        f"{len(doc['hessians'])} second-order cases, TensorFlow {doc['tensorflow']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
