@@ -20,6 +20,7 @@ class Limits:
     max_depth: int = 200  # nesting depth of one expression (parentheses, calls, lists) or YAML
     sympy_timeout: float = 5.0  # wall-clock seconds for SymPy in a check, then fall back
     sympy_max_nodes: int = 400  # larger graphs are checked with finite differences
+    fd_max_elements: int = 256  # input elements finite differences perturb; more are sampled
 
 
 ENV = {
@@ -28,6 +29,7 @@ ENV = {
     "max_depth": "GRADCLI_MAX_DEPTH",
     "sympy_timeout": "GRADCLI_SYMPY_TIMEOUT",
     "sympy_max_nodes": "GRADCLI_SYMPY_MAX_NODES",
+    "fd_max_elements": "GRADCLI_FD_MAX_ELEMENTS",
 }
 
 # The parser recurses once per nesting level; this cap keeps that well inside the stack.

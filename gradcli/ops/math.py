@@ -13,6 +13,7 @@ import numpy as np
 
 from .infer import elementwise, float_unary, numeric_unary
 from .registry import CUT, KINK, MASK, SMOOTH, ZERO, ZERO_GRAD, Op, register
+from .sym import each, each_at, number
 
 
 def unary(
@@ -46,6 +47,7 @@ def binary(
     infer=None,
     behavior=SMOOTH,
     public=True,
+    sympy=None,
     doc="",
     accepts="number",
 ):
@@ -62,6 +64,7 @@ def binary(
             elementwise=True,
             public=public,
             arity=2,
+            sympy=sympy,
             doc=doc,
         )
     )
@@ -76,11 +79,30 @@ def _y(node):
 
 
 # --- neg ---------------------------------------------------------------------------------
-unary("neg", np.negative, operator.neg, lambda b, n, g: b.neg(g), infer=numeric_unary("neg"))
+unary(
+    "neg",
+    np.negative,
+    operator.neg,
+    lambda b, n, g: b.neg(g),
+    infer=numeric_unary("neg"),
+    sympy=each(lambda sp, x: -x),
+)
 
 # --- sin, cos, tan -----------------------------------------------------------------------
-unary("sin", np.sin, math.sin, lambda b, n, g: b.mul(g, b.cos(_x(n))))
-unary("cos", np.cos, math.cos, lambda b, n, g: b.mul(b.neg(g), b.sin(_x(n))))
+unary(
+    "sin",
+    np.sin,
+    math.sin,
+    lambda b, n, g: b.mul(g, b.cos(_x(n))),
+    sympy=each(lambda sp, x: sp.sin(x)),
+)
+unary(
+    "cos",
+    np.cos,
+    math.cos,
+    lambda b, n, g: b.mul(b.neg(g), b.sin(_x(n))),
+    sympy=each(lambda sp, x: sp.cos(x)),
+)
 
 
 def _tan_grad(b, n, g):
@@ -89,10 +111,10 @@ def _tan_grad(b, n, g):
     return b.mul(g, b.square(sec))
 
 
-unary("tan", np.tan, math.tan, _tan_grad)
+unary("tan", np.tan, math.tan, _tan_grad, sympy=each(lambda sp, x: sp.tan(x)))
 
 # --- exp, log, log1p ---------------------------------------------------------------------
-unary("exp", np.exp, math.exp, lambda b, n, g: b.mul(g, n.id))
+unary("exp", np.exp, math.exp, lambda b, n, g: b.mul(g, n.id), sympy=each(lambda sp, x: sp.exp(x)))
 
 
 def _log_grad(b, n, g):
@@ -100,7 +122,7 @@ def _log_grad(b, n, g):
     return b.mul(g, b.div(b.const(1.0, like=_x(n)), _x(n)))
 
 
-unary("log", np.log, math.log, _log_grad)
+unary("log", np.log, math.log, _log_grad, sympy=each(lambda sp, x: sp.log(x)))
 
 
 def _log1p_grad(b, n, g):
@@ -108,22 +130,41 @@ def _log1p_grad(b, n, g):
     return b.mul(g, b.div(one, b.add(one, _x(n))))
 
 
-unary("log1p", np.log1p, math.log1p, _log1p_grad)
+unary("log1p", np.log1p, math.log1p, _log1p_grad, sympy=each(lambda sp, x: sp.log(1 + x)))
 
 # --- sqrt, square ------------------------------------------------------------------------
 # sqrt_grad returns 0 where the upstream gradient is 0, so where(x > 0, sqrt(x), 0) has a
 # finite gradient at 0 (TensorFlow's SqrtGrad kernel does the same).
-unary("sqrt", np.sqrt, math.sqrt, lambda b, n, g: b.sqrt_grad(n.id, g))
+unary(
+    "sqrt",
+    np.sqrt,
+    math.sqrt,
+    lambda b, n, g: b.sqrt_grad(n.id, g),
+    sympy=each(lambda sp, x: sp.sqrt(x)),
+)
 unary(
     "square",
     np.square,
     lambda x: x * x,
     lambda b, n, g: b.mul(g, b.mul(_x(n), b.const(2.0, like=_x(n)))),
     infer=numeric_unary("square"),
+    sympy=each(lambda sp, x: x**2),
 )
 
 # --- abs, sign ---------------------------------------------------------------------------
 # abs'(0) = sign(0) = 0, as in TensorFlow; sign has a zero (but connected) gradient.
+
+
+def _abs_sympy(sp, xs, vs):
+    # the side taken at the point: x or -x, and the constant 0 at the kink (abs'(0) = 0)
+    (x,), (v,) = xs, vs
+    if v > 0:
+        return x
+    if v < 0:
+        return -x
+    return sp.Integer(0) if v == 0 else sp.Abs(x)
+
+
 unary(
     "abs",
     np.abs,
@@ -131,6 +172,7 @@ unary(
     lambda b, n, g: b.mul(g, b.sign(_x(n))),
     infer=numeric_unary("abs"),
     behavior=KINK,
+    sympy=each_at(_abs_sympy),
 )
 unary(
     "sign",
@@ -142,7 +184,13 @@ unary(
 )
 
 # --- tanh, sigmoid, relu, softplus -------------------------------------------------------
-unary("tanh", np.tanh, math.tanh, lambda b, n, g: b.tanh_grad(n.id, g))
+unary(
+    "tanh",
+    np.tanh,
+    math.tanh,
+    lambda b, n, g: b.tanh_grad(n.id, g),
+    sympy=each(lambda sp, x: sp.tanh(x)),
+)
 
 
 def _sigmoid(x):
@@ -159,7 +207,19 @@ def _sigmoid_scalar(x):
     return e / (1.0 + e)
 
 
-unary("sigmoid", _sigmoid, _sigmoid_scalar, lambda b, n, g: b.sigmoid_grad(n.id, g))
+def _sigmoid_sympy(sp, xs, vs):
+    # the form that does not overflow at the point (both are the same function)
+    (x,), (v,) = xs, vs
+    return 1 / (1 + sp.exp(-x)) if not v < 0 else sp.exp(x) / (1 + sp.exp(x))
+
+
+unary(
+    "sigmoid",
+    _sigmoid,
+    _sigmoid_scalar,
+    lambda b, n, g: b.sigmoid_grad(n.id, g),
+    sympy=each_at(_sigmoid_sympy),
+)
 
 
 def _relu(x):
@@ -178,6 +238,8 @@ unary(
     lambda b, n, g: b.relu_grad(g, n.id),
     infer=numeric_unary("relu"),
     behavior=KINK,
+    # x where x > 0 at the point, else the constant value (0; relu'(0) = 0)
+    sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] > 0 else number(sp, np.maximum(vs[0], 0))),
 )
 
 
@@ -207,7 +269,19 @@ def _softplus_grad(b, n, g):
     return b.mul(g, b.sigmoid(_x(n)))
 
 
-unary("softplus", _softplus, _softplus_scalar, _softplus_grad)
+def _softplus_sympy(sp, xs, vs):
+    # log(1 + exp(x)), written as x + log(1 + exp(-x)) where exp(x) would overflow
+    (x,), (v,) = xs, vs
+    return x + sp.log(1 + sp.exp(-x)) if v > 0 else sp.log(1 + sp.exp(x))
+
+
+unary(
+    "softplus",
+    _softplus,
+    _softplus_scalar,
+    _softplus_grad,
+    sympy=each_at(_softplus_sympy),
+)
 
 # --- floor, ceil, round: not differentiable ------------------------------------------------
 unary("floor", np.floor, None, None, behavior=CUT)
@@ -224,14 +298,27 @@ unary(
 
 
 # --- add, sub, mul, div ------------------------------------------------------------------
-binary("add", np.add, operator.add, (lambda b, n, g: g, lambda b, n, g: g))
-binary("sub", np.subtract, operator.sub, (lambda b, n, g: g, lambda b, n, g: b.neg(g)))
+binary(
+    "add",
+    np.add,
+    operator.add,
+    (lambda b, n, g: g, lambda b, n, g: g),
+    sympy=each(lambda sp, x, y: x + y),
+)
+binary(
+    "sub",
+    np.subtract,
+    operator.sub,
+    (lambda b, n, g: g, lambda b, n, g: b.neg(g)),
+    sympy=each(lambda sp, x, y: x - y),
+)
 binary(
     "mul",
     np.multiply,
     operator.mul,
     (lambda b, n, g: b.mul(g, _y(n)), lambda b, n, g: b.mul(_x(n), g)),
     behavior=MASK,
+    sympy=each(lambda sp, x, y: x * y),
 )
 
 
@@ -252,6 +339,7 @@ binary(
     operator.truediv,
     (lambda b, n, g: b.div(g, _y(n)), _div_grad_y),
     infer=_div_infer,
+    sympy=each(lambda sp, x, y: x / y),
 )
 
 # --- pow ---------------------------------------------------------------------------------
@@ -273,7 +361,13 @@ def _pow_grad_y(b, n, g):
     return b.mul(b.mul(g, n.id), log_x)
 
 
-binary("pow", np.power, math.pow, (_pow_grad_x, _pow_grad_y))
+def _pow_sympy(sp, xs, vs):
+    # where x <= 0 at the point the exponent is a constant (d(x**y)/dy is 0 there)
+    (x, y), (xv, yv) = xs, vs
+    return x ** number(sp, yv) if xv <= 0 else x**y
+
+
+binary("pow", np.power, math.pow, (_pow_grad_x, _pow_grad_y), sympy=each_at(_pow_sympy))
 
 # mul_no_nan(a, b) = a * b, but 0 where b == 0 (internal, TensorFlow's MulNoNan)
 binary(
@@ -282,6 +376,7 @@ binary(
     lambda a, b: 0.0 if b == 0.0 else a * b,
     (lambda b, n, g: b.mul_no_nan(g, _y(n)), lambda b, n, g: b.mul_no_nan(_x(n), g)),
     public=False,
+    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else xs[0] * xs[1]),
 )
 
 
@@ -328,8 +423,22 @@ def _select_rules(selector: str):
     return (to_x, to_y)
 
 
-binary("maximum", np.maximum, _maximum_scalar, _select_rules("greater_equal"), behavior=KINK)
-binary("minimum", np.minimum, _minimum_scalar, _select_rules("less_equal"), behavior=KINK)
+binary(
+    "maximum",
+    np.maximum,
+    _maximum_scalar,
+    _select_rules("greater_equal"),
+    behavior=KINK,
+    sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] >= vs[1] else xs[1]),
+)
+binary(
+    "minimum",
+    np.minimum,
+    _minimum_scalar,
+    _select_rules("less_equal"),
+    behavior=KINK,
+    sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] <= vs[1] else xs[1]),
+)
 
 
 # --- comparisons and logic: boolean results, no gradient ----------------------------------
@@ -396,6 +505,7 @@ binary(
     _sqrt_grad_scalar,
     (_sqrt_grad_grad_y, _sqrt_grad_grad_dy),
     public=False,
+    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else xs[1] / (2 * xs[0])),
 )
 
 
@@ -411,6 +521,7 @@ binary(
     lambda y, dy: dy * (1.0 - y * y),
     (_tanh_grad_grad_y, lambda b, n, g: b.tanh_grad(_x(n), g)),
     public=False,
+    sympy=each(lambda sp, y, dy: dy * (1 - y**2)),
 )
 
 
@@ -427,6 +538,7 @@ binary(
     lambda y, dy: dy * y * (1.0 - y),
     (_sigmoid_grad_grad_y, lambda b, n, g: b.sigmoid_grad(_x(n), g)),
     public=False,
+    sympy=each(lambda sp, y, dy: dy * y * (1 - y)),
 )
 
 
@@ -446,4 +558,5 @@ binary(
     (lambda b, n, g: b.relu_grad(g, _y(n)), lambda b, n, g: ZERO_GRAD),
     behavior=KINK,
     public=False,
+    sympy=each_at(lambda sp, xs, vs: xs[0] if vs[1] > 0 else sp.Integer(0)),
 )

@@ -13,6 +13,7 @@ import numpy as np
 
 from .infer import need_float, need_numeric, normalize_axes, reduced_shape
 from .registry import CUT, KINK, SMOOTH, Op, ShapeError, register
+from .sym import finite_max, number, reduce_rows, scan_rows
 
 
 def _axes(node, b):
@@ -30,8 +31,11 @@ def _kept(b, node, i: int) -> int:
     return b.reshape(i, shape=shape)
 
 
-def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None, doc=""):
-    """Register a public reduction taking axis= and keepdims=."""
+def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None, row=None, doc=""):
+    """Register a public reduction taking axis= and keepdims=.
+
+    row(sp, elements, values) is its SymPy translation for one reduced row.
+    """
 
     def infer(attrs, x):
         (need_float if floats else need_numeric)(name, x)
@@ -58,6 +62,7 @@ def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None
             kwargs=("axis", "keepdims"),
             doc=doc,
             accepts="float" if floats else "number",
+            sympy=None if row is None else _rows_sympy(name, row),
         )
     )
 
@@ -68,6 +73,13 @@ def _one_each(x, axis) -> bool:
     return all(x.shape[a] == 1 for a in axes)
 
 
+def _rows_sympy(name, row):
+    def translate(sp, attrs, args, values):
+        return reduce_rows(name, attrs, args[0], values[0], lambda xs, vs: row(sp, xs, vs))
+
+    return translate
+
+
 def _sum(x, axis, keepdims):
     x = np.asarray(x)
     out = np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
@@ -76,7 +88,7 @@ def _sum(x, axis, keepdims):
     return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]
 
 
-reduction("sum", _sum, lambda b, n, g: _kept(b, n, g))
+reduction("sum", _sum, lambda b, n, g: _kept(b, n, g), row=lambda sp, xs, vs: sp.Add(*xs))
 
 
 def _mean_grad(b, n, g):
@@ -85,6 +97,10 @@ def _mean_grad(b, n, g):
     for a in _axes(n, b):
         count *= b.shape(x)[a]
     return b.div(_kept(b, n, g), b.const(float(count), like=x))
+
+
+def _mean_row(sp, xs, vs):
+    return sp.Add(*xs) / len(xs) if xs else number(sp, np.nan)  # 0 / 0 over no elements
 
 
 def _mean(x, axis, keepdims):
@@ -96,7 +112,7 @@ def _mean(x, axis, keepdims):
     return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]  # as sum: mean([-0.0])
 
 
-reduction("mean", _mean, _mean_grad, floats=True)
+reduction("mean", _mean, _mean_grad, floats=True, row=_mean_row)
 
 
 def _extreme_grad(b, n, g):
@@ -105,6 +121,20 @@ def _extreme_grad(b, n, g):
     indicators = b.cast(b.equal(x, _kept(b, n, n.id)), dtype=b.dtype(x))
     count = b.sum(indicators, axis=_axes(n, b), keepdims=True)
     return b.mul(b.div(indicators, count), _kept(b, n, g))
+
+
+def _extreme_row(pick):
+    def row(sp, xs, vs):
+        # the mean of the elements tied at the extreme: a tie splits the gradient evenly
+        if not xs:  # over no elements: the identity (-inf for max), a constant
+            return number(sp, -np.inf if pick is np.max else np.inf)
+        m = pick(vs)
+        if m != m:
+            return number(sp, m)
+        tied = [x for x, v in zip(xs, vs) if v == m]
+        return sp.Add(*tied) / len(tied)
+
+    return row
 
 
 def _lowest(dtype):
@@ -126,8 +156,8 @@ def _extreme(fn, identity):
     return forward
 
 
-reduction("max", _extreme(np.max, _lowest), _extreme_grad, behavior=KINK)
-reduction("min", _extreme(np.min, _highest), _extreme_grad, behavior=KINK)
+reduction("max", _extreme(np.max, _lowest), _extreme_grad, behavior=KINK, row=_extreme_row(np.max))
+reduction("min", _extreme(np.min, _highest), _extreme_grad, behavior=KINK, row=_extreme_row(np.min))
 
 
 def _prod_grad(b, n, g):
@@ -157,7 +187,7 @@ def _prod(x, axis, keepdims):
     return np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)[()]
 
 
-reduction("prod", _prod, _prod_grad)
+reduction("prod", _prod, _prod_grad, row=lambda sp, xs, vs: sp.Mul(*xs))
 
 
 def _logsumexp(x, axis, keepdims):
@@ -186,7 +216,13 @@ def _logsumexp_grad(b, n, g):
     return b.mul(b.mul(_kept(b, n, g), b.div(b.const(1.0, like=x), total)), shifted_exp)
 
 
-reduction("logsumexp", _logsumexp, _logsumexp_grad, floats=True)
+def _logsumexp_row(sp, xs, vs):
+    # shifted by the (constant) max at the point, as the forward: the same function
+    m = number(sp, finite_max(vs))
+    return sp.log(sp.Add(*[sp.exp(x - m) for x in xs])) + m
+
+
+reduction("logsumexp", _logsumexp, _logsumexp_grad, floats=True, row=_logsumexp_row)
 
 
 def _arg(fn):
@@ -248,6 +284,17 @@ def _softmax_bind(attrs):
     return softmax
 
 
+def _softmax_sympy(sp, attrs, args, values):
+    def row(xs, vs):
+        m = number(sp, finite_max(vs))
+        es = [sp.exp(x - m) for x in xs]
+        total = sp.Add(*es)
+        return [e / total for e in es]
+
+    axis = attrs.get("axis", -1) % args[0].ndim
+    return scan_rows(axis, args[0], values[0], row)
+
+
 def _softmax_grad(b, n, g):
     # TensorFlow's SoftmaxGrad: (g - sum(g * s, axis)) * s
     s = n.id
@@ -265,6 +312,7 @@ register(
         arity=1,
         kwargs=("axis",),
         accepts="float",
+        sympy=_softmax_sympy,
     )
 )
 
@@ -310,6 +358,24 @@ def _cum_bind(fn, identity):
     return bind
 
 
+def _cum_sympy(combine, identity):
+    def translate(sp, attrs, args, values):
+        exclusive, reverse = bool(attrs.get("exclusive")), bool(attrs.get("reverse"))
+
+        def row(xs, vs):
+            xs = xs[::-1] if reverse else xs
+            out, acc = [], sp.Integer(identity)
+            for x in xs:
+                nxt = combine(acc, x)
+                out.append(acc if exclusive else nxt)
+                acc = nxt
+            return out[::-1] if reverse else out
+
+        return scan_rows(attrs.get("axis", 0) % args[0].ndim, args[0], values[0], row)
+
+    return translate
+
+
 def _cumsum_grad(b, n, g):
     a = n.attrs
     return b.cumsum(
@@ -341,6 +407,7 @@ register(
         public=True,
         arity=1,
         kwargs=_CUM_KW,
+        sympy=_cum_sympy(lambda a, x: a + x, 0),
     )
 )
 register(
@@ -352,5 +419,6 @@ register(
         public=True,
         arity=1,
         kwargs=_CUM_KW,
+        sympy=_cum_sympy(lambda a, x: a * x, 1),
     )
 )

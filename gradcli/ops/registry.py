@@ -54,7 +54,9 @@ class Op:
     grad_each: Callable | None = None  # rule(b, node, g, i) for ops with any number of inputs
     behavior: str = SMOOTH
     elementwise: bool = False  # broadcasts its inputs: its rules accept an unbroadcast g
-    sympy: Callable | None = None  # sympy(sp, attrs, *args) -> SymPy value (see check.py)
+    # sympy(sp, attrs, args, values) -> object array of SymPy expressions (see ops/sym.py);
+    # None for ops the translator takes as constants (cut, stop, zero) or handles itself
+    sympy: Callable | None = None
     public: bool = False  # callable by name from expressions
     arity: int | None = None  # number of inputs, None for variadic
     cuts: Callable | None = None  # cuts(node, input_nodes) -> input positions with no gradient

@@ -8,6 +8,7 @@ from ..graph import DTYPES, is_float
 from .infer import broadcast, fmt, need_numeric, normalize_axes, same_dtype
 from .math import _maximum_scalar, _minimum_scalar
 from .registry import BRANCH, CUSTOM, KINK, STOP, Op, ShapeError, register
+from .sym import each_at, obj
 
 
 # --- sources: constants and spec inputs (values live in attrs["value"]) ----------------------
@@ -31,6 +32,10 @@ def _identity(x):
     return x
 
 
+def _same_sympy(sp, attrs, args, values):
+    return args[0]
+
+
 register(
     Op(
         "identity",
@@ -41,6 +46,7 @@ register(
         grads=(lambda b, n, g: g,),
         elementwise=True,
         arity=1,
+        sympy=_same_sympy,
     )
 )
 register(
@@ -87,6 +93,8 @@ register(
         public=True,
         arity=1,
         kwargs=("dtype",),
+        # only float -> float casts are translated (the others cut the gradient): the value
+        sympy=_same_sympy,
     )
 )
 
@@ -125,6 +133,7 @@ register(
         public=True,
         arity=1,
         kwargs=("shape",),
+        sympy=lambda sp, attrs, args, values: np.reshape(args[0], tuple(attrs["shape"])),
     )
 )
 
@@ -166,6 +175,7 @@ register(
         public=True,
         arity=1,
         kwargs=("axes",),
+        sympy=lambda sp, attrs, args, values: np.transpose(args[0], attrs.get("axes")),
     )
 )
 
@@ -198,6 +208,7 @@ register(
         public=True,
         arity=1,
         kwargs=("shape",),
+        sympy=lambda sp, attrs, args, values: np.broadcast_to(args[0], tuple(attrs["shape"])),
     )
 )
 
@@ -235,12 +246,26 @@ def _index_grad(b, n, g):
 
 
 register(
-    Op("getitem", _index_infer, accepts="any", bind=_index_bind, grads=(_index_grad,), arity=1)
+    Op(
+        "getitem",
+        _index_infer,
+        accepts="any",
+        bind=_index_bind,
+        grads=(_index_grad,),
+        arity=1,
+        sympy=lambda sp, attrs, args, values: obj(args[0])[attrs["index"]],
+    )
 )
 
 
 def _getitem_grad_infer(attrs, g):
     return tuple(attrs["shape"]), g.dtype
+
+
+def _getitem_grad_sympy(sp, attrs, args, values):
+    out = np.full(tuple(attrs["shape"]), sp.Integer(0), dtype=object)
+    out[attrs["index"]] = args[0]
+    return out
 
 
 def _getitem_grad_bind(attrs):
@@ -261,6 +286,7 @@ register(
         bind=_getitem_grad_bind,
         grads=(lambda b, n, g: b.getitem(g, index=n.attrs["index"]),),
         arity=1,
+        sympy=_getitem_grad_sympy,
     )
 )
 
@@ -308,6 +334,7 @@ register(
         grad_each=_concat_grad,
         public=True,
         kwargs=("axis",),
+        sympy=lambda sp, attrs, args, values: np.concatenate(args, axis=attrs.get("axis", 0)),
     )
 )
 
@@ -344,6 +371,7 @@ register(
         grad_each=_stack_grad,
         public=True,
         kwargs=("axis",),
+        sympy=lambda sp, attrs, args, values: np.stack(args, axis=attrs.get("axis", 0)),
     )
 )
 
@@ -415,6 +443,7 @@ register(
         grads=(_matmul_grad_a, _matmul_grad_b),
         public=True,
         arity=2,
+        sympy=lambda sp, attrs, args, values: np.matmul(args[0], args[1]),
     )
 )
 
@@ -452,6 +481,8 @@ register(
         elementwise=True,
         public=True,
         arity=3,
+        # the condition is a constant at the point: the selected side, element by element
+        sympy=each_at(lambda sp, xs, vs: xs[1] if vs[0] else xs[2]),
     )
 )
 
@@ -468,6 +499,13 @@ def _clip(x, lo, hi):
 
 def _clip_scalar(x, lo, hi):
     return _maximum_scalar(_minimum_scalar(x, hi), lo)
+
+
+def _clip_sympy(sp, xs, vs):
+    # maximum(minimum(x, hi), lo), each tie going to the first argument
+    (x, lo, hi), (xv, lov, hiv) = xs, vs
+    low, low_v = (x, xv) if xv <= hiv else (hi, hiv)
+    return low if low_v >= lov else lo
 
 
 def _clip_grad_x(b, n, g):
@@ -499,6 +537,7 @@ register(
         elementwise=True,
         public=True,
         arity=3,
+        sympy=each_at(_clip_sympy),
     )
 )
 
