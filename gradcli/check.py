@@ -203,6 +203,16 @@ def _fd_compare(problem, values, checks: dict[int, InputCheck]) -> int:
         c.method = "fd"
         c.directional = rec["directional"]
         compare(c, rec["estimate"], rec["error"], rec["mask"])
+        size = int(rec["mask"].size)
+        if c.checked < size:
+            why = (
+                f"finite differences ran out of time ({limits.current.fd_timeout:g} s, "
+                "GRADCLI_FD_TIMEOUT)"
+                if rec["out_of_time"]
+                else f"a sample within GRADCLI_FD_MAX_ELEMENTS={limits.current.fd_max_elements}"
+            )
+            extra = f"{c.checked} of {size} elements checked: {why}"
+            c.note = extra if c.note is None else f"{c.note}; {extra}"
     return fd["evaluations"]
 
 

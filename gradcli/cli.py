@@ -51,7 +51,9 @@ LIMIT_HELP = {
     "max_nodes": ("N", int, "Most graph nodes, forward and gradient together"),
     "max_depth": ("N", int, "Deepest nesting of an expression or of the YAML"),
     "sympy_timeout": ("SECONDS", float, "Wall-clock budget for SymPy in check"),
-    "sympy_max_nodes": ("N", int, "Largest graph check translates to SymPy"),
+    "sympy_max_nodes": ("N", int, "Largest expression check translates to SymPy"),
+    "fd_max_elements": ("N", int, "Most input elements finite differences perturb"),
+    "fd_timeout": ("SECONDS", float, "Wall-clock budget for finite differences in check"),
 }
 
 
@@ -172,11 +174,26 @@ def cli(**overrides):
     default=None,
     help="Output format (default: table on a terminal, plain otherwise).",
 )
-def eval_command(spec, expr, at, wrt, unconnected, fmt):
-    """Values of the outputs and their gradients."""
+@click.option(
+    "--check",
+    "check",
+    type=click.Choice(["auto", "off", "sympy", "fd"]),
+    default="auto",
+    help="Cross-check the gradients (default auto: SymPy when small, else finite differences).",
+)
+@click.option(
+    "--symbolic",
+    is_flag=True,
+    help="Also print d output/d input as SymPy formulas in the spec's names.",
+)
+def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic):
+    """Values of the outputs and their gradients, cross-checked.
+
+    Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
+    """
     from .commands.eval import run
 
-    return run(spec, expr, at, wrt, unconnected, fmt)
+    return run(spec, expr, at, wrt, unconnected, fmt, check, symbolic)
 
 
 # --- explain (issue 3) ------------------------------------------------------------------
@@ -207,6 +224,50 @@ def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
 
 
 # --- check (issue 4) --------------------------------------------------------------------
+_SYMBOLIC = click.option(
+    "--symbolic",
+    is_flag=True,
+    help="Also print d output/d input as SymPy formulas in the spec's names.",
+)
+
+
+@cli.command("check")
+@spec_options
+@click.option(
+    "--method",
+    type=click.Choice(["auto", "sympy", "fd"]),
+    default="auto",
+    help="Reference: SymPy, finite differences, or auto (SymPy when small enough).",
+)
+@click.option(
+    "--rtol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Relative tolerance (default 1e-6 for float64, 1e-4 for float32).",
+)
+@click.option(
+    "--atol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Absolute tolerance (default 1e-8 for float64, 1e-6 for float32).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    help="Output format (default: table).",
+)
+@_SYMBOLIC
+def check_command(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic):
+    """Cross-check every gradient against SymPy or finite differences.
+
+    Also compares every custom gradient with the derivative of its function's body.
+    Exit status: 0 when everything agrees, 1 when anything disagrees, 2 bad input.
+    """
+    from .commands.check import run
+
+    return run(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic)
 
 
 # --- graph, jacobian, hessian (issue 5) -------------------------------------------------

@@ -17,6 +17,7 @@ a step leaves the function's domain (log of a negative number), the step shrinks
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -250,6 +251,7 @@ def gradients(problem, values: dict, autodiff: dict, tolerances: dict) -> dict:
     targets = [t for t in problem.wrt if is_float(graph[t].dtype)]
     total = sum(graph[t].size for t in targets)
     cap = limits.current.fd_max_elements
+    deadline = time.monotonic() + limits.current.fd_timeout
     out = {}
     for t in targets:
         node = graph[t]
@@ -261,19 +263,24 @@ def gradients(problem, values: dict, autodiff: dict, tolerances: dict) -> dict:
         estimate = np.full(node.size, np.nan)
         error = np.full(node.size, np.nan)
         flat0 = np.reshape(x0, -1)
+        done = []
         for k in picked:
+            if time.monotonic() > deadline:
+                break  # out of time: the elements left are reported as not checked
             xk = float(flat0[k])
             if math.isfinite(xk):
                 estimate[k], error[k] = derivative(loss, t, chain, x0, k, abs(xk), rtol, atol)
+            done.append(k)
         mask = np.zeros(node.size, dtype=bool)
-        mask[picked] = True
+        mask[done] = True
         record = {
             "estimate": estimate.reshape(node.shape),
             "error": error.reshape(node.shape),
             "mask": mask.reshape(node.shape),
             "directional": None,
+            "out_of_time": len(done) < len(picked),
         }
-        if len(picked) < node.size:
+        if len(picked) < node.size and time.monotonic() <= deadline:
             record["directional"] = _directional(loss, t, chain, x0, autodiff.get(t), rtol, atol)
         out[t] = record
     out["evaluations"] = loss.evaluations

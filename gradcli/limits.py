@@ -21,6 +21,7 @@ class Limits:
     sympy_timeout: float = 5.0  # wall-clock seconds for SymPy in a check, then fall back
     sympy_max_nodes: int = 400  # larger graphs are checked with finite differences
     fd_max_elements: int = 256  # input elements finite differences perturb; more are sampled
+    fd_timeout: float = 10.0  # wall-clock seconds for finite differences; the rest unchecked
 
 
 ENV = {
@@ -30,6 +31,7 @@ ENV = {
     "sympy_timeout": "GRADCLI_SYMPY_TIMEOUT",
     "sympy_max_nodes": "GRADCLI_SYMPY_MAX_NODES",
     "fd_max_elements": "GRADCLI_FD_MAX_ELEMENTS",
+    "fd_timeout": "GRADCLI_FD_TIMEOUT",
 }
 
 # The parser recurses once per nesting level; this cap keeps that well inside the stack.

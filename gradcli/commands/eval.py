@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..engine import Evaluation, evaluate
@@ -64,7 +66,7 @@ def plain(ev: Evaluation) -> str:
     return "\n".join(lines)
 
 
-def table(ev: Evaluation, why: dict) -> None:
+def table(ev: Evaluation, why: dict, report=None) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -79,6 +81,12 @@ def table(ev: Evaluation, why: dict) -> None:
     grads = Table(title="gradients", title_justify="left", show_edge=False)
     for col in ("wrt", "shape", "value", "status"):
         grads.add_column(col)
+    cells = {}
+    if report is not None:
+        from ..checkview import cell
+
+        grads.add_column("check")
+        cells = {name: cell(c) for name, c in report.inputs.items()}
     graph = ev.problem.graph
     for x in ev.problem.wrt:
         node = graph[x]
@@ -87,29 +95,82 @@ def table(ev: Evaluation, why: dict) -> None:
         pair = why.get(node.name)
         reason = escape(pair.reason) if pair and pair.reason else None
         if status == "unconnected":
-            grads.add_row(
+            row = [
                 node.name,
                 str(node.shape),
                 f"[yellow]{value}[/]",
                 f"[yellow]unconnected: {reason or UNCONNECTED_HINT}[/]",
-            )
+            ]
         elif reason:
-            grads.add_row(node.name, str(node.shape), value, f"[yellow]{status}; {reason}[/]")
+            row = [node.name, str(node.shape), value, f"[yellow]{status}; {reason}[/]"]
         else:
-            grads.add_row(node.name, str(node.shape), value, f"[green]{status}[/]")
+            row = [node.name, str(node.shape), value, f"[green]{status}[/]"]
+        grads.add_row(*row, *([cells.get(node.name, "-")] if report is not None else []))
     if ev.problem.wrt:
         out.print()
         out.print(grads)
 
 
-def run(spec, expr, at, wrt, unconnected, fmt) -> int:
+def cross_check(ev: Evaluation, check: str, symbolic: bool):
+    """The check's report (None with --check off and no --symbolic); imports it lazily."""
+    if check == "off" and not symbolic:
+        return None
+    from ..check import run_check
+
+    return run_check(ev, None if check == "off" else check, symbolic=symbolic)
+
+
+def warn_disagreement(report) -> None:
+    """One warning line on stderr when the check found a gradient that disagrees."""
+    from ..checkview import summary
+
+    line = f"gradcli: warning: {summary(report)}; run `gradcli check` for the elements\n"
+    sys.stderr.write(line)
+
+
+def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False) -> int:
     problem = load_problem(spec, expr, at, wrt, unconnected)
     ev = evaluate(problem)
     fmt = choose_format(fmt)
+    report = cross_check(ev, check, symbolic)
+    checked = report if check != "off" else None
     if fmt == "json":
-        print(dumps(document(ev, explanations(ev))))
+        doc = document(ev, explanations(ev))
+        if checked is not None or check == "off":
+            from ..checkview import document as check_document
+
+            doc["check"] = None if checked is None else check_document(checked)
+        if symbolic:
+            from ..checkview import formulas_document
+
+            doc["formulas"] = formulas_document(report)
+        print(dumps(doc))
     elif fmt == "plain":
         print(plain(ev))
+        if symbolic:
+            from ..checkview import plain_formulas
+
+            print("\n".join(plain_formulas(report)))
     else:
-        table(ev, explanations(ev))
+        table(ev, explanations(ev), checked)
+        _table_check(report, checked, symbolic)
+    if checked is not None and not checked.ok:
+        sys.stdout.flush()
+        warn_disagreement(checked)
+        return 1
     return 0
+
+
+def _table_check(report, checked, symbolic: bool) -> None:
+    """The check's summary line and the formulas, under eval's tables."""
+    if report is None:
+        return
+    from ..checkview import print_formulas, summary
+
+    out = console()
+    if symbolic:
+        out.print()
+        print_formulas(report, out)
+    if checked is not None:
+        out.print()
+        out.print(f"[{'green' if checked.ok else 'bold red'}]{summary(checked)}[/]")

@@ -1,0 +1,32 @@
+"""gradcli check: every gradient against SymPy or finite differences, and custom gradients."""
+
+from __future__ import annotations
+
+from ..check import run_check
+from ..checkview import document, formulas_document, print_formulas, print_tables, summary
+from ..engine import evaluate
+from ..render import SCHEMA, console, dumps
+from .common import load_problem
+
+AGREE, DISAGREE = 0, 1
+
+
+def run(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic) -> int:
+    problem = load_problem(spec, expr, at, wrt, unconnected)
+    ev = evaluate(problem)
+    report = run_check(ev, method, symbolic=symbolic, customs=True, rtol=rtol, atol=atol)
+    if fmt == "json":
+        doc = {"schema": SCHEMA, **document(report)}
+        if symbolic:
+            doc["formulas"] = formulas_document(report)
+        print(dumps(doc))
+    else:
+        out = console()
+        print_tables(report, out, 40)
+        if symbolic:
+            out.print()
+            print_formulas(report, out)
+        out.print()
+        style = "green" if report.ok else "bold red"
+        out.print(f"[{style}]{summary(report)}[/]")
+    return AGREE if report.ok else DISAGREE
