@@ -9,7 +9,7 @@ differences in float64 otherwise and for float32 specs. SymPy runs in a worker p
 with a wall-clock budget (limits.sympy_timeout); when it runs out, hits the recursion
 limit or fails, the check falls back to finite differences and says why.
 
-This is the only module that imports sympy, and only inside the worker.
+This is the only module that imports sympy, and only when a check needs SymPy.
 """
 
 from __future__ import annotations
@@ -126,6 +126,8 @@ def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs)
             f"the expression is too big for SymPy: about {_count(size)} nodes, over the limit "
             f"of {lim.sympy_max_nodes:,} (GRADCLI_SYMPY_MAX_NODES)"
         )
+    import sympy  # noqa: F401  (here, so that forked workers share the imported module)
+
     deadline = time.monotonic() + lim.sympy_timeout
     work = partial(
         _sympy_work,

@@ -174,7 +174,7 @@ def print_tables(report: CheckReport, out, width: int) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    out.print(f"method: {escape(method_text(report))}")
+    out.print(f"method: {escape(method_text(report))}", soft_wrap=True)
     table = Table(show_edge=False)
     for col in ("input", "shape", "autodiff", "reference", "abs err", "rel err"):
         table.add_column(col)
@@ -218,9 +218,9 @@ def print_tables(report: CheckReport, out, width: int) -> None:
         for c in report.customs:
             where = f" ({escape(c.at)})" if c.at else ""
             if c.ok:
-                out.print(f"  [green]ok[/]  {escape(c.message)}{where}")
+                out.print(f"  [green]ok[/]  {escape(c.message)}{where}", soft_wrap=True)
                 continue
-            out.print(f"  [bold red]WRONG[/]  {escape(c.message)}{where}")
+            out.print(f"  [bold red]WRONG[/]  {escape(c.message)}{where}", soft_wrap=True)
             for w in c.worst:
                 out.print(
                     f"      d {escape(w['output'])}/d {escape(w['element'])}: gradient "

@@ -21,6 +21,8 @@ def run(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic) -> 
             doc["formulas"] = formulas_document(report)
         print(dumps(doc))
     else:
+        from rich.markup import escape
+
         out = console()
         print_tables(report, out, 40)
         if symbolic:
@@ -28,5 +30,5 @@ def run(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic) -> 
             print_formulas(report, out)
         out.print()
         style = "green" if report.ok else "bold red"
-        out.print(f"[{style}]{summary(report)}[/]")
+        out.print(f"[{style}]{escape(summary(report))}[/]", soft_wrap=True)
     return AGREE if report.ok else DISAGREE

@@ -165,6 +165,8 @@ def _table_check(report, checked, symbolic: bool) -> None:
     """The check's summary line and the formulas, under eval's tables."""
     if report is None:
         return
+    from rich.markup import escape
+
     from ..checkview import print_formulas, summary
 
     out = console()
@@ -173,4 +175,5 @@ def _table_check(report, checked, symbolic: bool) -> None:
         print_formulas(report, out)
     if checked is not None:
         out.print()
-        out.print(f"[{'green' if checked.ok else 'bold red'}]{summary(checked)}[/]")
+        style = "green" if checked.ok else "bold red"
+        out.print(f"[{style}]{escape(summary(checked))}[/]", soft_wrap=True)
