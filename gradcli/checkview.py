@@ -74,7 +74,6 @@ def document(report: CheckReport) -> dict:
             for c in report.customs
         ],
         "evaluations": report.evaluations,
-        "seconds": round(report.seconds, 3),
     }
     return doc
 

@@ -154,7 +154,7 @@ def compare_custom(function, at, parameter, several, shapes, given, true, error,
     for k, j in list(zip(*np.nonzero(bad)))[:WORST]:
         check.worst.append(
             {
-                "output": element_label("out", out_shape, int(k)),
+                "output": element_label(function, out_shape, int(k)),
                 "element": element_label(parameter, p_shape, int(j)),
                 "gradient": float(g[k, j]),
                 "derivative": float(t[k, j]),
