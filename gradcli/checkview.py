@@ -65,6 +65,7 @@ def document(report: CheckReport) -> dict:
                 "at": c.at,
                 "parameter": c.parameter,
                 "ok": c.ok,
+                "checked": c.checked,
                 "elements": c.elements,
                 "mismatched": c.mismatched,
                 "factor": c.factor,
@@ -113,9 +114,10 @@ def summary(report: CheckReport) -> str:
         return f"check FAILED against {how}: {'; '.join(parts)}; {errors}"
     what = f"{len(checked)} gradient{'s' * (len(checked) != 1)}"
     count = len(checked)
-    if report.customs:
-        what += f" and {len(report.customs)} custom gradient{'s' * (len(report.customs) != 1)}"
-        count += len(report.customs)
+    customs = [c for c in report.customs if c.checked]
+    if customs:
+        what += f" and {len(customs)} custom gradient{'s' * (len(customs) != 1)}"
+        count += len(customs)
     verb = "agrees" if count == 1 else "agree"
     return f"check ok: {what} {verb} with {how}; {errors}"
 
@@ -184,8 +186,6 @@ def print_tables(report: CheckReport, out, width: int) -> None:
             "disagree": "[bold red]DISAGREE[/]",
             "skipped": "[yellow]skipped[/]",
         }[c.verdict]
-        if c.note:
-            verdict += f" [yellow]{escape(c.note)}[/]"
         table.add_row(
             c.name,
             str(c.shape),
@@ -197,25 +197,33 @@ def print_tables(report: CheckReport, out, width: int) -> None:
         )
     out.print(table)
     for c in report.inputs.values():
+        if c.note:
+            out.print(f"[yellow]{escape(c.name)}: {escape(c.note)}[/]", soft_wrap=True)
+    for c in report.inputs.values():
         if c.ok:
             continue
         out.print(f"[bold red]{escape(c.name)} DISAGREES with {METHOD_NAMES[c.method]}:[/]")
         for w in c.worst:
             out.print(
                 f"  {escape(w['element'])}: autodiff {number(w['autodiff'])}, "
-                f"reference {number(w['reference'])}, abs error {number(w['abs_error'])}"
+                f"reference {number(w['reference'])}, abs error {number(w['abs_error'])}",
+                soft_wrap=True,
             )
         d = c.directional
         if d and not d["ok"]:
             out.print(
                 f"  along a random direction: autodiff {number(d['autodiff'])}, "
-                f"reference {number(d['reference'])}"
+                f"reference {number(d['reference'])}",
+                soft_wrap=True,
             )
     if report.customs:
         out.print()
         out.print("custom gradients against the derivative of their body:")
         for c in report.customs:
             where = f" ({escape(c.at)})" if c.at else ""
+            if not c.checked:
+                out.print(f"  [yellow]skipped[/]  {escape(c.message)}{where}", soft_wrap=True)
+                continue
             if c.ok:
                 out.print(f"  [green]ok[/]  {escape(c.message)}{where}", soft_wrap=True)
                 continue
@@ -223,7 +231,8 @@ def print_tables(report: CheckReport, out, width: int) -> None:
             for w in c.worst:
                 out.print(
                     f"      d {escape(w['output'])}/d {escape(w['element'])}: gradient "
-                    f"{number(w['gradient'])}, derivative {number(w['derivative'])}"
+                    f"{number(w['gradient'])}, derivative {number(w['derivative'])}",
+                    soft_wrap=True,
                 )
 
 

@@ -188,8 +188,9 @@ class Loss:
         out = np.array(self.base[node.id], dtype=np.float64)
         for j, matrix in jac.items():
             if matrix is not None:
-                delta = np.asarray(args[j], dtype=np.float64) - self.base[node.inputs[j]]
-                out = out + (matrix @ np.ravel(delta)).reshape(node.shape)
+                delta = np.ravel(np.asarray(args[j], dtype=np.float64) - self.base[node.inputs[j]])
+                moved = np.flatnonzero(delta)  # one element, when one element is perturbed
+                out = out + (matrix[:, moved] @ delta[moved]).reshape(node.shape)
         return out[()]
 
 
@@ -302,8 +303,9 @@ def _directional(loss, t, chain, x0, autodiff, rtol, atol) -> dict:
     }
 
 
-def body_jacobians(problem, values: dict, node_id: int) -> dict[int, tuple]:
-    """Per float parameter of a custom call: (d body / d parameter, its error estimate)."""
+def body_jacobians(problem, values: dict, node_id: int, columns: dict) -> dict[int, tuple]:
+    """Per float parameter j of a custom call: (d body / d parameter, its error estimate),
+    for the parameter's elements columns[j] only (one column each)."""
     graph = problem.graph
     node = graph[node_id]
     body = node.inputs[-1]
@@ -314,10 +316,10 @@ def body_jacobians(problem, values: dict, node_id: int) -> dict[int, tuple]:
         chain = loss.chain(p)
         x0 = to64(values[p])
         flat0 = np.reshape(x0, -1)
-        jac = np.zeros((node.size, graph[p].size))
+        jac = np.zeros((node.size, len(columns[j])))
         err = np.zeros_like(jac)
-        for m in range(graph[p].size):
-            jac[:, m], err[:, m] = _column(loss, p, chain, x0, m, abs(float(flat0[m])), body)
+        for c, m in enumerate(columns[j]):
+            jac[:, c], err[:, c] = _column(loss, p, chain, x0, m, abs(float(flat0[m])), body)
         out[j] = (jac, err)
     return out
 

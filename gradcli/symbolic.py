@@ -14,6 +14,7 @@ expressions built under `evaluate(False)`); numbers come from `lambdify` (not `e
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -38,6 +39,7 @@ class Context:
         self.symbols: dict[int, np.ndarray] = {}  # input or entry-target node -> symbols
         self.customs: dict[int, dict] = {}  # custom node id -> its translation (for check)
         self._numbers: dict = {}
+        self.fixed: dict = {}  # symbols standing for non-finite constants -> their values
 
         class CustomApplication(sp.Function):
             """One output element of a custom function; its derivative is the grad: expression."""
@@ -69,11 +71,20 @@ class Context:
         out = np.empty(arr.shape, dtype=object)
         cache = self._numbers
         for k, v in enumerate(arr.reshape(-1).tolist()):
-            key = float(v)
+            key = repr(float(v))  # nan is a key too
             if key not in cache:
-                cache[key] = number(self.sp, key)
+                cache[key] = self._number(float(v))
             out.reshape(-1)[k] = cache[key]
         return out
+
+    def _number(self, value: float):
+        # a non-finite constant is a symbol bound to its value: SymPy would simplify
+        # x * nan to nan, whose derivative it takes as 0, where the gradient is nan
+        if math.isfinite(value):
+            return number(self.sp, value)
+        holder = self.sp.Dummy(real=True)
+        self.fixed[holder] = value
+        return holder
 
     def symbols_for(self, i: int, name: str) -> np.ndarray:
         """The symbols standing for node i: `name`, or `name[i,j]` for each element."""
@@ -225,7 +236,7 @@ class Context:
 
     def bindings(self, values: dict) -> dict:
         """Every symbol's value at the point."""
-        out = {}
+        out = dict(self.fixed)
         for i, syms in self.symbols.items():
             # a target the outputs never compute has no value; its derivative is 0 anyway
             value = values.get(i, np.zeros(self.graph[i].shape))
@@ -335,6 +346,7 @@ def formulas(ctx: Context, problem, exprs: dict, natural: dict) -> list[dict]:
             after = -1 if tnode.op == "input" else t
             e = substitute(ctx, exprs[o].reshape(-1)[0], natural, after=after)
             d = ctx.expand(sp.diff(e, ctx.symbols[t].reshape(-1)[0]))
+            d = d.xreplace({h: number(sp, v) for h, v in ctx.fixed.items()})
             d = d.xreplace({f: sp.Float(f, 15) for f in d.atoms(sp.Float)})
             text = str(d)
             if len(text) > LONGEST:
@@ -358,7 +370,7 @@ def custom_jacobians(ctx: Context, values: dict, ids) -> dict[int, dict]:
     for node_id in ids:
         info = ctx.customs[node_id]
         node = graph[node_id]
-        bindings = {}
+        bindings = dict(ctx.fixed)
         for j in info["params"]:
             vals = np.asarray(values[node.inputs[j]], dtype=np.float64).reshape(-1)
             bindings.update(zip(info["holders"][j].reshape(-1), vals.tolist()))

@@ -282,7 +282,7 @@ graph:
     (c,) = doc["customs"]
     assert (
         c["message"]
-        == "f gives no gradient, but the derivative of its body is nonzero at 1 of 1 elements"
+        == "f gives no gradient, but the derivative of its body is nonzero at 1 of 1 element"
     )
 
 
@@ -538,3 +538,40 @@ def test_sympy_is_imported_by_the_default_check():
         [sys.executable, "-c", code], cwd=SPECS.parent, capture_output=True, text=True
     )
     assert proc.stdout.splitlines()[-1] == "True"
+
+
+def test_big_custom_gradient_is_checked_on_a_sample():
+    def text(grad):
+        return (
+            "inputs:\n  x: {random: normal, shape: [30, 30], seed: 0}\n"
+            f"functions:\n  f:\n    params: [v]\n    body: v * v * v\n    grad: {grad}\n"
+            "graph:\n  z: sum(f(x))\n"
+        )
+
+    # d v^3/dv = 3v^2; 2v differs from it wherever v is not 0 or 2/3 (every normal sample)
+    doc = check_json("-", input=text("dy * 2 * v"), code=1)
+    (c,) = doc["customs"]
+    assert c["message"] == (
+        "f's gradient differs from the derivative of its body at 256 of 256 checked "
+        "elements (of 900)"
+    )
+    for w in c["worst"]:
+        v = w["gradient"] / 2
+        assert w["derivative"] == pytest.approx(3 * v * v, rel=1e-6, abs=1e-9)
+    doc = check_json("-", input=text("dy * 3 * v * v"))
+    assert doc["customs"][0]["ok"] is True
+
+
+def test_non_finite_constants_keep_their_derivative():
+    # d(x * nan)/dx = nan (SymPy alone would simplify x*nan to nan and differentiate to 0)
+    doc = check_json("-e", "x * nan + y", "--at", "x=1", "--at", "y=2", "--method", "sympy")
+    assert doc["inputs"]["x"]["reference"] == "nan" and doc["inputs"]["x"]["autodiff"] == "nan"
+    assert doc["inputs"]["y"]["reference"] == 1.0 and doc["ok"] is True
+
+
+def test_fd_time_budget_leaves_elements_unchecked():
+    env = {"GRADCLI_FD_TIMEOUT": "0.000001"}
+    doc = check_json("-e", "sum(x * x)", "--at", "x=[1, 2]", "--method", "fd", env=env)
+    x = doc["inputs"]["x"]
+    assert x["checked"] == 0 and x["reference"] == ["nan", "nan"]
+    assert "0 of 2 elements checked: finite differences ran out of time" in x["note"]

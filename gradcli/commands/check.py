@@ -13,7 +13,7 @@ AGREE, DISAGREE = 0, 1
 
 def run(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic) -> int:
     problem = load_problem(spec, expr, at, wrt, unconnected)
-    ev = evaluate(problem)
+    ev = evaluate(problem, keep=True)
     report = run_check(ev, method, symbolic=symbolic, customs=True, rtol=rtol, atol=atol)
     if fmt == "json":
         doc = {"schema": SCHEMA, **document(report)}

@@ -130,7 +130,7 @@ def warn_disagreement(report) -> None:
 
 def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False) -> int:
     problem = load_problem(spec, expr, at, wrt, unconnected)
-    ev = evaluate(problem)
+    ev = evaluate(problem, keep=check != "off")  # the check reuses the forward values
     fmt = choose_format(fmt)
     report = cross_check(ev, check, symbolic)
     checked = report if check != "off" else None
