@@ -416,10 +416,10 @@ def test_node_limit_flag_and_env():
 
 
 def test_time_budget_falls_back_and_says_so():
-    # 40 sines of sines of the same x: a small graph, but SymPy's expression takes far
-    # longer than 0.05 s to build, differentiate and evaluate
+    # 120 sines of sines of the same x: a small graph, but SymPy's derivative has a term
+    # per level, each a product of up to 120 cosines: far more than 0.05 s of work
     text = "inputs:\n  x: 0.3\ngraph:\n" + "".join(
-        f"  y{i}: sin(y{i - 1} * x + {i})\n" if i else "  y0: sin(x)\n" for i in range(40)
+        f"  y{i}: sin(y{i - 1} * x + {i})\n" if i else "  y0: sin(x)\n" for i in range(120)
     )
     env = {"GRADCLI_SYMPY_TIMEOUT": "0.05", "GRADCLI_SYMPY_MAX_NODES": "100000"}
     doc = check_json("-", "--method", "sympy", input=text, env=env)

@@ -215,3 +215,42 @@ def test_needed_is_iterative_on_a_long_chain():
     ev = grad(text, {}, spec=True)
     graph = ev.problem.graph
     assert len(needed(graph, ev.problem.outputs)) >= 3001
+
+
+# --- the internal ops (used only inside gradient graphs): translation = forward -----------
+INTERNAL = {
+    "relu_grad": ([0.5, -1.0, 2.0, 0.0], [1.0, 0.0, 3.0, 0.0]),
+    "sqrt_grad": ([0.5, 1.5, 2.0, 3.0], [1.0, 0.0, -2.0, 0.5]),
+    "tanh_grad": ([0.5, -0.2, 0.9, 0.0], [1.0, 2.0, -1.0, 0.5]),
+    "sigmoid_grad": ([0.5, 0.2, 0.9, 0.1], [1.0, 2.0, -1.0, 0.5]),
+    "mul_no_nan": ([np.inf, 2.0, -1.0, np.nan], [0.0, 3.0, 0.5, 0.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERNAL))
+def test_internal_op_translation_matches_its_forward(name):
+    import sympy
+
+    from gradcli.ops import REGISTRY
+
+    a, b = (np.array(v) for v in INTERNAL[name])
+    op = REGISTRY[name]
+    with np.errstate(all="ignore"):
+        expected = np.asarray(op.fn({})(a, b), dtype=float)
+    xs = [sympy.Symbol(f"s{i}", real=True) for i in range(2)]
+    for k in range(a.size):
+        args = [np.array(x, dtype=object) for x in xs]
+        out = op.sympy(sympy, {}, args, [a[k], b[k]])[()]
+        got = float(sympy.sympify(out).subs({xs[0]: a[k], xs[1]: b[k]}))
+        np.testing.assert_allclose(got, expected[k], rtol=1e-12, err_msg=f"{name} at {k}")
+
+
+def test_getitem_grad_translation_scatters():
+    import sympy
+
+    from gradcli.ops import REGISTRY
+
+    attrs = {"shape": [3, 2], "index": (slice(1, 3), 0)}
+    g = np.array([sympy.Symbol("a"), sympy.Symbol("b")], dtype=object)
+    out = REGISTRY["getitem_grad"].sympy(sympy, attrs, [g], [np.zeros(2)])
+    assert out.tolist() == [[0, 0], [sympy.Symbol("a"), 0], [sympy.Symbol("b"), 0]]
