@@ -19,7 +19,7 @@ class Limits:
     max_nodes: int = 2_000_000  # graph nodes, forward and gradient together
     max_depth: int = 200  # nesting depth of one expression (parentheses, calls, lists) or YAML
     sympy_timeout: float = 5.0  # wall-clock seconds for SymPy in a check, then fall back
-    sympy_max_nodes: int = 400  # larger graphs are checked with finite differences
+    sympy_max_nodes: int = 250  # larger expressions are checked with finite differences
     fd_max_elements: int = 256  # input elements finite differences perturb; more are sampled
     fd_timeout: float = 10.0  # wall-clock seconds for finite differences; the rest unchecked
 

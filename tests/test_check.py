@@ -400,7 +400,7 @@ def test_node_limit_falls_back_to_finite_differences():
     doc = check_json("-", input=chain_spec(300))
     assert doc["method"] == "fd" and doc["fallback"] is True
     assert doc["reason"].startswith("the expression is too big for SymPy: about")
-    assert "over the limit of 400 (GRADCLI_SYMPY_MAX_NODES)" in doc["reason"]
+    assert "over the limit of 250 (GRADCLI_SYMPY_MAX_NODES)" in doc["reason"]
     assert doc["inputs"]["x0"]["reference"] == pytest.approx(chain_gradient(300), rel=1e-6)
 
 
