@@ -17,6 +17,15 @@ from helpers import SPECS, invoke, run_json, spec
 
 from gradcli.ops import REGISTRY
 
+
+@pytest.fixture(autouse=True)
+def fresh_limits(monkeypatch):
+    """Each test starts from the default limits (a CLI run replaces limits.current)."""
+    from gradcli import limits
+
+    monkeypatch.setattr(limits, "current", limits.Limits())
+
+
 ALL_SPECS = sorted(p.name for p in SPECS.glob("*.yaml"))
 # specs that demonstrate a wrong custom gradient on purpose (their comment says so)
 WRONG_ON_PURPOSE = {"custom_relu.yaml"}

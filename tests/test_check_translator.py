@@ -15,6 +15,15 @@ from gradcli.api import grad
 from gradcli.check import run_check
 from gradcli.reference import needed
 
+
+@pytest.fixture(autouse=True)
+def fresh_limits(monkeypatch):
+    """Each test starts from the default limits (a CLI run replaces limits.current)."""
+    from gradcli import limits
+
+    monkeypatch.setattr(limits, "current", limits.Limits())
+
+
 RNG = np.random.default_rng(4)
 
 
