@@ -211,11 +211,16 @@ def _shifted(x0, direction, h):
     return x0 + h * direction
 
 
-def derivative(loss: Loss, t, chain, x0, direction, scale, rtol, atol) -> tuple[float, float]:
-    """(estimate, error estimate) of d loss along direction (an element index or an array)."""
+def derivative(
+    loss: Loss, t, chain, x0, direction, scale, rtol, atol, deadline=None
+) -> tuple[float, float]:
+    """(estimate, error estimate) of d loss along direction (an element index or an array);
+    past the deadline no smaller step is tried."""
     h = STEP * max(scale, 1.0)
     best = (math.nan, math.nan)
-    for _ in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS):
+        if attempt and deadline is not None and time.monotonic() > deadline:
+            break
         d1, f1 = _central(loss, t, chain, x0, direction, h)
         d2, f2 = _central(loss, t, chain, x0, direction, h / 2)
         if not (math.isfinite(d1) and math.isfinite(d2)):
@@ -270,7 +275,9 @@ def gradients(problem, values: dict, autodiff: dict, tolerances: dict) -> dict:
                 break  # out of time: the elements left are reported as not checked
             xk = float(flat0[k])
             if math.isfinite(xk):
-                estimate[k], error[k] = derivative(loss, t, chain, x0, k, abs(xk), rtol, atol)
+                estimate[k], error[k] = derivative(
+                    loss, t, chain, x0, k, abs(xk), rtol, atol, deadline
+                )
             done.append(k)
         mask = np.zeros(node.size, dtype=bool)
         mask[done] = True
