@@ -136,10 +136,9 @@ def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False) -> 
     checked = report if check != "off" else None
     if fmt == "json":
         doc = document(ev, explanations(ev))
-        if checked is not None or check == "off":
-            from ..checkview import document as check_document
+        from ..checkview import document as check_document
 
-            doc["check"] = None if checked is None else check_document(checked)
+        doc["check"] = None if checked is None else check_document(checked)
         if symbolic:
             from ..checkview import formulas_document
 
