@@ -14,14 +14,13 @@ expressions built under `evaluate(False)`); numbers come from `lambdify` (not `e
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
 
 from .graph import Graph, is_float
 from .ops import REGISTRY
-from .ops.sym import number, obj
+from .ops.sym import NONFINITE, number, obj
 from .reference import CustomGradient, fit_value, follows, is_frozen, needed
 
 
@@ -39,7 +38,11 @@ class Context:
         self.symbols: dict[int, np.ndarray] = {}  # input or entry-target node -> symbols
         self.customs: dict[int, dict] = {}  # custom node id -> its translation (for check)
         self._numbers: dict = {}
-        self.fixed: dict = {}  # symbols standing for non-finite constants -> their values
+        # the symbols standing for nan, inf and -inf, and their values
+        self.fixed = {sp.Symbol(name, real=True): v for name, v in NONFINITE.items()}
+        self.shown = {
+            s: {"<nan>": sp.nan, "<inf>": sp.oo, "<-inf>": -sp.oo}[s.name] for s in self.fixed
+        }
 
         class CustomApplication(sp.Function):
             """One output element of a custom function; its derivative is the grad: expression."""
@@ -73,18 +76,9 @@ class Context:
         for k, v in enumerate(arr.reshape(-1).tolist()):
             key = repr(float(v))  # nan is a key too
             if key not in cache:
-                cache[key] = self._number(float(v))
+                cache[key] = number(self.sp, float(v))
             out.reshape(-1)[k] = cache[key]
         return out
-
-    def _number(self, value: float):
-        # a non-finite constant is a symbol bound to its value: SymPy would simplify
-        # x * nan to nan, whose derivative it takes as 0, where the gradient is nan
-        if math.isfinite(value):
-            return number(self.sp, value)
-        holder = self.sp.Dummy(real=True)
-        self.fixed[holder] = value
-        return holder
 
     def symbols_for(self, i: int, name: str) -> np.ndarray:
         """The symbols standing for node i: `name`, or `name[i,j]` for each element."""
@@ -346,7 +340,7 @@ def formulas(ctx: Context, problem, exprs: dict, natural: dict) -> list[dict]:
             after = -1 if tnode.op == "input" else t
             e = substitute(ctx, exprs[o].reshape(-1)[0], natural, after=after)
             d = ctx.expand(sp.diff(e, ctx.symbols[t].reshape(-1)[0]))
-            d = d.xreplace({h: number(sp, v) for h, v in ctx.fixed.items()})
+            d = d.xreplace(ctx.shown)
             d = d.xreplace({f: sp.Float(f, 15) for f in d.atoms(sp.Float)})
             text = str(d)
             if len(text) > LONGEST:

@@ -584,3 +584,17 @@ def test_fd_time_budget_leaves_elements_unchecked():
     x = doc["inputs"]["x"]
     assert x["checked"] == 0 and x["reference"] == ["nan", "nan"]
     assert "0 of 2 elements checked: finite differences ran out of time" in x["note"]
+
+
+@pytest.mark.parametrize("method", ["sympy", "fd"])
+def test_a_nan_element_leaves_the_others_checked(method):
+    # sum(sqrt(x)) at [-1, 4]: nan where x < 0, 1 / (2 sqrt(4)) = 0.25 elsewhere; SymPy
+    # alone would make the whole sum nan and every derivative 0
+    doc = check_json("-e", "sum(sqrt(x))", "--at", "x=[-1, 4]", "--method", method)
+    x = doc["inputs"]["x"]
+    assert x["autodiff"] == ["nan", 0.25] and x["verdict"] == "agree"
+    if method == "sympy":
+        assert x["reference"][0] == "nan"
+        assert x["reference"][1] == pytest.approx(0.25, rel=1e-9)
+    else:  # a nan sum has nan differences: x[1] is not compared, never a false alarm
+        assert x["reference"] == ["nan", "nan"] and x["not_compared"] == 1

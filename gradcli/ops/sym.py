@@ -38,13 +38,24 @@ def apply(fn, *arrays) -> np.ndarray:
     return obj(np.frompyfunc(fn, len(arrays), 1)(*arrays))
 
 
+# Non-finite values are symbols bound to their value when evaluated (see symbolic.py):
+# SymPy would turn x * nan into nan, and a sum with one nan term into nan, whose
+# derivative it takes as 0 (every element's), where the gradient is nan in one place.
+NONFINITE = {"<nan>": math.nan, "<inf>": math.inf, "<-inf>": -math.inf}
+
+
+def nonfinite(sp, value: float):
+    """The symbol standing for nan, inf or -inf."""
+    name = "<nan>" if math.isnan(value) else ("<inf>" if value > 0 else "<-inf>")
+    return sp.Symbol(name, real=True)
+
+
 def number(sp, value):
-    """A value at the point as an exact SymPy number (integral values become Integers)."""
+    """A value at the point as an exact SymPy number (integral values become Integers);
+    nan, inf and -inf as their symbols."""
     v = float(value)
-    if math.isnan(v):
-        return sp.nan
-    if math.isinf(v):
-        return sp.oo if v > 0 else -sp.oo
+    if not math.isfinite(v):
+        return nonfinite(sp, v)
     if v == int(v) and abs(v) < 2.0**53:
         return sp.Integer(int(v))
     # 17 significant digits: printed (by lambdify) and read back as the same float64
