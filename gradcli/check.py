@@ -64,9 +64,11 @@ def run_check(
     customs: bool = False,
     rtol: float | None = None,
     atol: float | None = None,
+    fd_elements: int | None = None,
 ) -> CheckReport:
     """Check ev's gradients (method None: formulas only); customs=True also checks every
-    custom gradient against the derivative of its function's body."""
+    custom gradient against the derivative of its function's body; finite differences
+    perturb at most fd_elements elements (default limits.fd_max_elements)."""
     started = time.monotonic()
     problem = ev.problem
     graph = problem.graph
@@ -96,7 +98,7 @@ def run_check(
             report.method = "fd"
             report.fallback = want_sympy
             report.reason = failure if want_sympy else report.reason
-            report.evaluations = _fd_compare(problem, values, checks)
+            report.evaluations = _fd_compare(problem, values, checks, fd_elements)
         if custom_ids:
             report.customs = _custom_checks(
                 problem, values, custom_ids, sym, report.method, rtol, atol
@@ -188,7 +190,7 @@ def _sympy_compare(checks: dict[int, InputCheck], gradients: dict) -> None:
             compare(check, gradients[t])
 
 
-def _fd_compare(problem, values, checks: dict[int, InputCheck]) -> int:
+def _fd_compare(problem, values, checks: dict[int, InputCheck], cap=None) -> int:
     """Compare with finite differences; returns the number of forward evaluations."""
     floats = {t: c for t, c in checks.items() if is_float(c.dtype)}
     if not floats:
@@ -196,7 +198,7 @@ def _fd_compare(problem, values, checks: dict[int, InputCheck]) -> int:
     autodiff = {t: c.autodiff for t, c in floats.items()}
     tol = {t: (c.rtol, c.atol) for t, c in floats.items()}
     try:
-        fd = finite.gradients(problem, values, autodiff, tol)
+        fd = finite.gradients(problem, values, autodiff, tol, cap)
     except finite.Unavailable as exc:
         for c in floats.values():
             c.note = f"not checked: {exc}"
@@ -208,12 +210,15 @@ def _fd_compare(problem, values, checks: dict[int, InputCheck]) -> int:
         compare(c, rec["estimate"], rec["error"], rec["mask"])
         size = int(rec["mask"].size)
         if c.checked < size:
-            why = (
-                f"finite differences ran out of time ({limits.current.fd_timeout:g} s, "
-                "GRADCLI_FD_TIMEOUT)"
-                if rec["out_of_time"]
-                else f"a sample within GRADCLI_FD_MAX_ELEMENTS={limits.current.fd_max_elements}"
-            )
+            if rec["out_of_time"]:
+                why = (
+                    f"finite differences ran out of time ({limits.current.fd_timeout:g} s, "
+                    "GRADCLI_FD_TIMEOUT)"
+                )
+            elif cap is not None:
+                why = f"eval's sample of {cap} (gradcli check: up to GRADCLI_FD_MAX_ELEMENTS)"
+            else:
+                why = f"a sample within GRADCLI_FD_MAX_ELEMENTS={limits.current.fd_max_elements}"
             extra = f"{c.checked} of {size} elements checked: {why}"
             c.note = extra if c.note is None else f"{c.note}; {extra}"
     return fd["evaluations"]

@@ -250,13 +250,14 @@ def choose_elements(autodiff, size: int, quota: int) -> list[int]:
     return sorted(picked + [int(i) for i in extra])
 
 
-def gradients(problem, values: dict, autodiff: dict, tolerances: dict) -> dict:
-    """Per float target id: {estimate, error, checked, directional} (NaN where not checked)."""
+def gradients(problem, values: dict, autodiff: dict, tolerances: dict, cap=None) -> dict:
+    """Per float target id: {estimate, error, checked, directional} (NaN where not checked);
+    at most `cap` elements in all (default limits.fd_max_elements) are perturbed."""
     loss = Loss(problem, values)
     graph = problem.graph
     targets = [t for t in problem.wrt if is_float(graph[t].dtype)]
     total = sum(graph[t].size for t in targets)
-    cap = limits.current.fd_max_elements
+    cap = limits.current.fd_max_elements if cap is None else cap
     deadline = time.monotonic() + limits.current.fd_timeout
     out = {}
     for t in targets:

@@ -598,3 +598,14 @@ def test_a_nan_element_leaves_the_others_checked(method):
         assert x["reference"][1] == pytest.approx(0.25, rel=1e-9)
     else:  # a nan sum has nan differences: x[1] is not compared, never a false alarm
         assert x["reference"] == ["nan", "nan"] and x["not_compared"] == 1
+
+
+def test_eval_check_samples_at_most_32_elements():
+    # mlp.yaml has 64 + 16 + 48 + 3 = 131 trainable elements
+    check = run_json("eval", spec("mlp.yaml"))["check"]
+    inputs = check["inputs"]
+    assert sum(v["checked"] for v in inputs.values()) <= 32
+    for v in inputs.values():
+        assert "eval's sample of 32" in v["note"] and v["directional"]["ok"] is True
+    full = check_json(spec("mlp.yaml"))
+    assert sum(v["checked"] for v in full["inputs"].values()) == 131

@@ -10,6 +10,9 @@ from ..engine import Evaluation, evaluate
 from ..render import SCHEMA, compact, console, dumps, jsonable, pretty, shape_list
 from .common import choose_format, load_problem
 
+# eval's check perturbs a small sample (the largest gradients and random elements, plus a
+# random direction through all of them); `gradcli check` goes up to --fd-max-elements
+EVAL_FD_ELEMENTS = 32
 UNCONNECTED_HINT = "no differentiable path; run `gradcli explain` to see which node cuts it"
 
 
@@ -117,7 +120,8 @@ def cross_check(ev: Evaluation, check: str, symbolic: bool):
         return None
     from ..check import run_check
 
-    return run_check(ev, None if check == "off" else check, symbolic=symbolic)
+    method = None if check == "off" else check
+    return run_check(ev, method, symbolic=symbolic, fd_elements=EVAL_FD_ELEMENTS)
 
 
 def warn_disagreement(report) -> None:
