@@ -4,7 +4,8 @@ The function differentiated is the loss sum_k <grad_ys_k, y_k> computed in float
 float32 spec included), with what the core's gradient treats as constant held at its
 value at the point (reference.py) and every kink frozen on the side the core's gradient
 takes there: relu(x) is x where x > 0 at the point and its value elsewhere, a tie in
-maximum selects the first argument, a max reduction is the mean of its tied elements, a
+maximum selects the first argument, a max reduction is the mean of its tied elements,
+cumprod's zero elements are constants (its gradient is 0 there, as TensorFlow's), a
 custom function is linear with the Jacobian its `grad:` expression gives. Differences
 across a kink would otherwise average both sides.
 
@@ -90,7 +91,14 @@ def _extreme(pick):
     return surrogate
 
 
+def _cumprod(node, args, raw):
+    # elements that are 0 at the point are constants: cumprod's gradient is 0 there
+    x = np.where(np.asarray(raw[0]) == 0, 0.0, args[0])
+    return REGISTRY["cumprod"].fn(node.attrs)(x)
+
+
 SURROGATES = {
+    "cumprod": _cumprod,
     "relu": _relu,
     "abs": _abs,
     "maximum": _maximum,

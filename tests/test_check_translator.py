@@ -169,6 +169,9 @@ KINKS = [
     ("clip(x, -1, 1)", {"x": [-1.0, 1.0, 2.0, 0.0]}, {"x": [1.0, 1.0, 0.0, 1.0]}),
     # x ** y at x = 0: d/dx = y * 0**(y-1) = 2 * 0 = 0; d/dy = 0 (log(0) never used)
     ("pow(x, y)", {"x": [0.0], "y": [2.0]}, {"x": [0.0], "y": [0.0]}),
+    # cumprod at a zero element: TensorFlow's div_no_nan gives 0 (the true derivative of
+    # sum(cumprod) w.r.t. x[1] is x0 + x0 * x2 = 8); d/dx0 = 1 + x1 + x1 x2 = 1, d/dx2 = 0
+    ("cumprod(x)", {"x": [2.0, 0.0, 3.0]}, {"x": [1.0, 0.0, 0.0]}),
 ]
 
 

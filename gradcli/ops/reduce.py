@@ -358,11 +358,13 @@ def _cum_bind(fn, identity):
     return bind
 
 
-def _cum_sympy(combine, identity):
+def _cum_sympy(combine, identity, freeze_zeros=False):
     def translate(sp, attrs, args, values):
         exclusive, reverse = bool(attrs.get("exclusive")), bool(attrs.get("reverse"))
 
         def row(xs, vs):
+            if freeze_zeros:  # cumprod's gradient is 0 where x == 0 (TensorFlow's div_no_nan)
+                xs = [sp.Integer(0) if v == 0 else x for x, v in zip(xs, vs)]
             xs = xs[::-1] if reverse else xs
             out, acc = [], sp.Integer(identity)
             for x in xs:
@@ -419,6 +421,6 @@ register(
         public=True,
         arity=1,
         kwargs=_CUM_KW,
-        sympy=_cum_sympy(lambda a, x: a * x, 1),
+        sympy=_cum_sympy(lambda a, x: a * x, 1, freeze_zeros=True),
     )
 )
