@@ -56,14 +56,15 @@ def _shape(shape) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _lines(vn: gv.ViewNode) -> list[str]:
-    """The text of a node box: label, op and type, markings, spec line."""
+def _lines(view: gv.GraphView, vn: gv.ViewNode) -> list[str]:
+    """The text of a node box: label, op and type, markings, explain's blame, spec line."""
     lines = [vn.label, f"{vn.op} {_shape(vn.shape)} {vn.dtype}"]
     words = [MARK_WORDS[m] for m in vn.marks if m in MARK_WORDS]
     if vn.op == "input" and gv.CONSTANT in vn.marks:
         words.insert(0, "constant")
     if words:
         lines.append("[" + ", ".join(words) + "]")
+    lines.extend(f"! {gv.why(view, name)}" for name, _ in vn.causes)
     if vn.line is not None:
         lines.append(f"line {vn.line}")
     return lines
@@ -80,25 +81,30 @@ def _dot_attrs(attrs: dict) -> str:
 
 
 def _results(view: gv.GraphView):
-    """(target name, result node index or None, note) for every gradient target."""
+    """(target name, result node index or None, notes) for every gradient target."""
     for x in view.wrt:
         name = view.nodes[x].label
         r = view.gradients[name]
+        notes = []
         if r is None:
-            yield name, None, "None (unconnected)"
+            notes.append("None (unconnected)")
         elif r == "zero":
-            yield name, None, "zero (connected)"
-        else:
-            yield name, r, ""
+            notes.append("zero (connected)")
+        finding = view.findings.get(name)
+        if finding is not None and finding.reason:
+            notes.append(finding.reason)
+        yield name, r if isinstance(r, int) else None, notes
 
 
 def to_dot(view: gv.GraphView) -> str:
     """The view as a Graphviz digraph, inputs at the top and outputs at the bottom."""
     out = ["digraph gradcli {", "  rankdir=TB;", "  node [fontsize=10];", "  edge [fontsize=9];"]
     for vn in view.nodes.values():
-        attrs = {"label": _lines(vn), **DOT_STYLE[_style_key(vn)]}
+        attrs = {"label": _lines(view, vn), **DOT_STYLE[_style_key(vn)]}
         if any(m in vn.marks for m in CUTTING):
             attrs.update(color="#dc2626", penwidth=2)
+        if vn.causes:
+            attrs.update(penwidth=3)
         if gv.UNTAKEN in vn.marks or gv.UNUSED in vn.marks:
             attrs["fontcolor"] = "#9ca3af"
         if gv.OUTPUT in vn.marks:
@@ -114,9 +120,9 @@ def to_dot(view: gv.GraphView) -> str:
         tail = f" [{_dot_attrs(attrs)}]" if attrs else ""
         out.append(f"  {_dot_string(src)} -> {_dot_string(dst)}{tail};")
     if view.with_gradients:
-        for name, r, note in _results(view):
+        for name, r, notes in _results(view):
             key = _dot_string(f"gradient of {name}")
-            label = [f"gradient w.r.t. {name}"] + ([note] if note else [])
+            label = [f"gradient w.r.t. {name}", *notes]
             attrs = {"label": label, "shape": "note", "color": "#1d4ed8", "fontcolor": "#1d4ed8"}
             out.append(f"  {key} [{_dot_attrs(attrs)}];")
             if r is not None:
@@ -142,7 +148,7 @@ def to_mermaid(view: gv.GraphView) -> str:
     out = ["flowchart TB"]
     classes: dict[str, list[str]] = {}
     for vn in view.nodes.values():
-        label = "<br>".join(_mermaid_text(line) for line in _lines(vn))
+        label = "<br>".join(_mermaid_text(line) for line in _lines(view, vn))
         mid = f"n{vn.index}"
         if vn.op == "input":
             out.append(f'  {mid}(["{label}"])')
@@ -151,6 +157,8 @@ def to_mermaid(view: gv.GraphView) -> str:
         key = _style_key(vn)
         if any(m in vn.marks for m in CUTTING):
             key = "cut"
+        if vn.causes:
+            key = "cause"
         classes.setdefault(key, []).append(mid)
     for e in view.edges:
         src, dst = f"n{e.source}", f"n{e.target}"
@@ -167,6 +175,7 @@ def to_mermaid(view: gv.GraphView) -> str:
         "forward": "stroke:#111827",
         "gradient": "fill:#dbeafe,stroke:#1d4ed8",
         "cut": "stroke:#dc2626,stroke-width:2px",
+        "cause": "stroke:#d97706,stroke-width:3px",
     }
     for key, ids in classes.items():
         out.append(f"  classDef {key} {defs[key]}")
@@ -192,6 +201,7 @@ def to_json(view: gv.GraphView) -> dict:
                 "marks": vn.marks,
                 "attrs": vn.attrs,
                 "origin": vn.origin,
+                "causes": [{"input": name, "kind": kind} for name, kind in vn.causes],
             }
             for vn in nodes.values()
         ],
@@ -209,11 +219,13 @@ def to_json(view: gv.GraphView) -> dict:
         "wrt": [nodes[x].id for x in view.wrt],
     }
     if view.with_gradients:
-        doc["gradients"] = {
-            name: {
+        doc["gradients"] = {}
+        for name, r in view.gradients.items():
+            finding = view.findings.get(name)
+            doc["gradients"][name] = {
                 "node": nodes[r].id if isinstance(r, int) else None,
                 "status": "unconnected" if r is None else "connected",
+                "zero_elements": finding.zero_elements if finding else None,
+                "reason": finding.reason if finding else None,
             }
-            for name, r in view.gradients.items()
-        }
     return doc

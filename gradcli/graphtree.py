@@ -29,6 +29,7 @@ MARKS = {
     gv.TOOK_FALSE: ("⇢", "took the false branch", "cyan"),
     gv.UNTAKEN: ("⊘", "not evaluated (untaken branch)", "yellow"),
 }
+CAUSE = ("⚠", "bold yellow")  # a node explain blames for a None or zero gradient
 EDGES = {
     gv.EDGE_STOP: ("✂", "cut:", "bold red"),
     gv.EDGE_NO_GRADIENT: ("✂", "cut:", "bold red"),
@@ -38,7 +39,7 @@ EDGES = {
 }
 TAKEN = ("✓", "taken:", "cyan")
 ASCII = {"◆": "*", "◇": "o", "→": "->", "✂": "x", "≡": "=0", "★": "*", "⇢": "->", "⊘": "-",
-         "✓": "+", "∇": "d", "↑": "^", "↓": "v"}  # fmt: skip
+         "✓": "+", "∇": "d", "↑": "^", "↓": "v", "⚠": "!"}  # fmt: skip
 
 
 def summary(value, dtype: str) -> str:
@@ -122,12 +123,17 @@ class TreePrinter:
         head = Text(f"{self.sym('∇')} gradient of {outputs} w.r.t. {name}", style="bold blue")
         if r is None:
             head.append("  None (unconnected)", style="yellow")
-            yield from self.section(head, None)
         elif r == "zero":
             head.append("  zero (connected, no node)", style="yellow")
-            yield from self.section(head, None)
-        else:
-            yield from self.section(head, None, child=r)
+        finding = view.findings.get(name)
+        if finding is not None and finding.reason:
+            if finding.status == "partially_zero":
+                count = f"{finding.zero_elements} of {finding.elements} elements zero"
+                head.append(f"  {count}", style="yellow")
+            elif finding.status == "zero" and r != "zero":
+                head.append("  zero", style="yellow")
+            head.append(f"  {self.sym(CAUSE[0])} {finding.reason}", style=CAUSE[1])
+        yield from self.section(head, None, child=r if isinstance(r, int) else None)
 
     def section(self, label, root: int | None, child: int | None = None):
         """One tree, then the sub-trees deferred past MAX_DEPTH as their own sections."""
@@ -231,6 +237,8 @@ class TreePrinter:
             if mark in MARKS:
                 symbol, words, style = MARKS[mark]
                 parts.append((f"  {sym(symbol)} {words}", style))
+        for name, _kind in vn.causes:
+            parts.append((f"  {sym(CAUSE[0])} {gv.why(self.view, name)}", CAUSE[1]))
         if vn.line is not None:
             parts.append((f"  line {vn.line}", "dim"))
         if continued:

@@ -55,6 +55,9 @@ class ViewNode:
     inputs: tuple[int, ...]
     origin: str | None = None  # for gradient nodes: the id of the node whose rule built it
     value: object = None  # filled by collect(values=True); NOT_EVALUATED when not computed
+    # with --grad: (target name, explain's cause kind) for each None or zero gradient that
+    # `gradcli explain` blames on this node
+    causes: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -68,6 +71,16 @@ class ViewEdge:
 
 
 @dataclass
+class Finding:
+    """What `gradcli explain` says about one gradient (of the outputs' weighted sum)."""
+
+    status: str  # connected, partially_zero, zero or unconnected
+    zero_elements: int
+    elements: int
+    reason: str | None
+
+
+@dataclass
 class GraphView:
     """Nodes (in topological order, by index), edges, outputs and gradient results."""
 
@@ -77,6 +90,8 @@ class GraphView:
     wrt: list[int]
     # per target name: the gradient's node index, "zero" (connected, known zero) or None
     gradients: dict[str, object] = field(default_factory=dict)
+    # per target name, from explain's analysis: (status, zero elements, elements, reason)
+    findings: dict[str, Finding] = field(default_factory=dict)
     with_gradients: bool = False
     with_values: bool = False
 
@@ -133,12 +148,37 @@ def collect(problem: Problem, grad: bool = False, values: bool = False) -> Graph
         )
     for x, r in zip(problem.wrt, results):
         view.gradients[graph[x].name] = "zero" if r is ZERO_GRAD else r
+    if grad:
+        _explain(graph, problem, view)
     if values:
         evaluated = [i for i, vn in view.nodes.items() if UNTAKEN not in vn.marks]
         computed = run(graph, evaluated, known=known)
         for i, vn in view.nodes.items():
             vn.value = computed.get(i, NOT_EVALUATED)
     return view
+
+
+def _explain(graph: Graph, problem: Problem, view: GraphView) -> None:
+    """Mark the nodes explain blames for None or zero gradients, and keep its reasons."""
+    from .explain import explain_sum  # builds its own gradients after the view's nodes
+
+    for x, pair in explain_sum(problem, list(problem.wrt)).items():
+        name = graph[x].name
+        view.findings[name] = Finding(pair.status, pair.zero_elements, pair.elements, pair.reason)
+        for cause in pair.causes:
+            vn = view.nodes.get(cause.node_id if cause.node_id is not None else x)
+            if vn is not None and (name, cause.kind) not in vn.causes:
+                vn.causes.append((name, cause.kind))
+
+
+STATUS_WORDS = {"unconnected": "None", "zero": "zero", "partially_zero": "partly zero"}
+
+
+def why(view: GraphView, name: str) -> str:
+    """The words for a cause marking: why grad(x) is None, zero or partly zero."""
+    finding = view.findings.get(name)
+    status = STATUS_WORDS.get(finding.status, "zero") if finding else "None"
+    return f"why grad({name}) is {status}"
 
 
 def _evaluated_inputs(node: Node) -> tuple[int, ...]:
@@ -153,11 +193,12 @@ def _grad_names(graph: Graph, problem: Problem, first: int, results, adjoints) -
     """Labels for gradient nodes that hold a whole gradient: grad(x) for targets, then adjoints."""
     names: dict[int, str] = {}
     for x, r in zip(problem.wrt, results):
-        if isinstance(r, int) and r >= first and r not in names:
+        if isinstance(r, int) and r >= first and r not in names and graph[r].op != "const":
             names[r] = f"grad({graph[x].label})"
     for k in sorted(adjoints, reverse=True):  # nearest the outputs first
         g = adjoints[k]
-        if isinstance(g, int) and g >= first and g not in names:
+        # constants are shared (the seed 1 may also be a literal 1 of a gradient rule)
+        if isinstance(g, int) and g >= first and g not in names and graph[g].op != "const":
             names[g] = "grad(" + (graph[k].name or graph[k].label) + ")"
     return names
 
