@@ -393,3 +393,20 @@ def test_chain_json_with_gradients(chain):
     assert kinds.count("forward") == CHAIN and kinds.count("input") == 1
     assert kinds.count("gradient") >= CHAIN  # one cos and one product per level at least
     assert doc["gradients"]["x"]["status"] == "connected"
+
+
+def test_tree_falls_back_to_ascii_when_the_output_cannot_encode_symbols(tmp_path):
+    import os
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "NO_COLOR": "1"}
+    out = subprocess.run(
+        [sys.executable, "-m", "gradcli", "graph", spec("stop_gradient.yaml"), "--grad"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.decode("ascii")  # every byte is ASCII
+    assert "`-- x cut: x  input  () float64  = 2  * trainable  -> wrt  line 3" in text
+    assert "! why grad(x) is None" in text
