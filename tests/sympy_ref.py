@@ -116,6 +116,8 @@ class SympyGraph:
             if op == "getitem":
                 return np.asarray(v[0][a["index"]], dtype=object)
             return v[0]
+        if op == "round":  # half to even, as numpy and TensorFlow; a constant here
+            return _obj(np.round(self.nums(v[0])))
         if op == "stop_gradient":
             return _obj(self.nums(v[0]))
         if op in ("greater", "less", "greater_equal", "less_equal", "equal", "not_equal"):

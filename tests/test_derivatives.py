@@ -21,7 +21,10 @@ ALL_SPECS = sorted(p.name for p in SPECS.glob("*.yaml"))
 JACOBIAN_NONE = {
     "cond_constant_branch.yaml": {"x", "y"},
     "cond_untaken.yaml": {"x", "y"},
+    "integer_input.yaml": {"n"},
+    "round.yaml": {"x"},
     "stop_gradient.yaml": {"x"},
+    "two_cuts.yaml": {"x"},
     "unused_input.yaml": {"w"},
 }
 HESSIAN_NONE = {
@@ -29,10 +32,14 @@ HESSIAN_NONE = {
     "cond_taken.yaml": {("x", "x"), ("y", "y")},  # d(y)/dx, d(x)/dy
     "cond_untaken.yaml": {("x", "x"), ("x", "y"), ("y", "x"), ("y", "y")},
     "custom_relu.yaml": {("x", "x")},  # the custom gradient uses x only through x > 0
+    "dead_relu.yaml": set(),  # relu'' is a connected zero (TensorFlow's ReluGrad)
+    "integer_input.yaml": {("x", "x"), ("x", "n"), ("n", "x"), ("n", "n")},  # dz/dx = n
     "mask.yaml": {("x", "x")},  # the gradient is the constant mask
     "quadratic.yaml": set(),
+    "round.yaml": {("x", "x"), ("x", "y"), ("y", "x"), ("y", "y")},  # dz/dy = round(x)
     "stop_gradient.yaml": {("x", "x"), ("x", "y"), ("y", "x"), ("y", "y")},
     "tutorial_z.yaml": {("y", "y")},  # dz/dy = x - 3
+    "two_cuts.yaml": {("x", "x")},
     "two_inputs.yaml": {("x", "x")},  # dz/dx = y
     "unused_input.yaml": {("w", "w"), ("w", "b"), ("b", "w"), ("b", "b")},
     "mlp.yaml": set(),
