@@ -467,7 +467,10 @@ def _constant_int(value, what: str, pos: Pos) -> int:
         and _integral(value.value)
         and value.value.dtype != bool
     ):
-        return int(value.value)
+        number = int(value.value)
+        if abs(number) >= 2**62:  # numpy's shape and index arithmetic is 64-bit
+            raise GradcliError(f"{what} is too large: {number:.3g}", pos)
+        return number
     raise GradcliError(f"{what} must be a constant integer", pos)
 
 

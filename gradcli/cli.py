@@ -98,8 +98,22 @@ def _quiet_broken_pipe() -> None:
         pass
 
 
+class _PipeClosed(Exception):
+    """Stdout's reader went away (click would turn the BrokenPipeError into exit 1)."""
+
+
 class GradcliGroup(click.Group):
     """A click group whose errors are one line on stderr with a documented exit status."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _PipeClosed() from None
+        except SystemExit as exc:  # Rich's Console exits 1 when its pipe breaks
+            if isinstance(exc.__context__, BrokenPipeError):
+                raise _PipeClosed() from None
+            raise
 
     def main(self, args=None, prog_name=None, standalone_mode=True, **extra):
         code = self._run(args, prog_name or "gradcli", **extra)
@@ -127,7 +141,7 @@ class GradcliGroup(click.Group):
         except click.ClickException as exc:
             _error(exc.format_message())
             return BAD_INPUT
-        except BrokenPipeError:
+        except (BrokenPipeError, _PipeClosed):
             _quiet_broken_pipe()
             return OK
         except RecursionError:

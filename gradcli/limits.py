@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 class Limits:
     """Bounds that keep every command fast and its memory bounded."""
 
-    max_elements: int = 100_000_000  # elements in any one tensor (800 MB in float64)
+    max_elements: int = 10_000_000  # elements in any one tensor (80 MB in float64)
     max_nodes: int = 2_000_000  # graph nodes, forward and gradient together
     max_depth: int = 200  # nesting depth of one expression (parentheses, calls, lists) or YAML
     sympy_timeout: float = 5.0  # wall-clock seconds for SymPy in a check, then fall back
@@ -41,6 +41,11 @@ MAX_DEPTH_CAP = 1000
 def flag(name: str) -> str:
     """The command-line flag of a limit: max_elements -> --max-elements."""
     return "--" + name.replace("_", "-")
+
+
+def count(n: int) -> str:
+    """A (possibly astronomically large) element count for an error message."""
+    return f"{n:,}" if n < 10**18 else f"more than 10**{len(str(n)) - 1}"
 
 
 def advice(name: str) -> str:

@@ -18,6 +18,7 @@ from . import expr as ast
 from . import limits
 from .build import CONSTANTS, RESERVED, Function
 from .errors import GradcliError, LimitError, Pos, did_you_mean
+from .expansion import check_expansion
 from .graph import DTYPES, MAX_RANK, is_float
 from .ops import public_ops
 from .safeyaml import compose
@@ -47,6 +48,7 @@ INPUT_KEYS = (
     "mean",
     "std",
 )
+_YAML_TAG = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = (
     f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null")
 )
@@ -137,7 +139,8 @@ class Reader:
 
     def mapping(self, node, what: str) -> list[tuple[str, object, object]]:
         """(key, key node, value node) triples; duplicate and non-string keys are errors."""
-        if node.tag != _MAP or node.id != "mapping":
+        self.check_tags(node)
+        if node.id != "mapping":
             raise self.error(f"{what} must be a mapping (name: value), got {self.kind(node)}", node)
         seen: dict[str, object] = {}
         out = []
@@ -158,6 +161,7 @@ class Reader:
         return out
 
     def kind(self, node) -> str:
+        self.check_tags(node)
         if node.id == "scalar":
             value = self.scalar(node)
             if isinstance(value, str):
@@ -171,16 +175,31 @@ class Reader:
         if node.id != "scalar":
             raise self.error(f"expected a single value, got {self.kind(node)}", node)
         if node.tag not in (_STR, _INT, _FLOAT, _BOOL, _NULL):
-            raise self.error(f"YAML tag '{node.tag}' is not allowed in a spec", node)
+            raise self.tag_error(node)
         try:
             return self.scalars.construct_object(node)
         except Exception:
-            raise self.error(f"cannot read the value {node.value!r}", node) from None
+            if node.tag == _INT and len(node.value) > 100:
+                message = f"the integer {_clip(node.value)} has too many digits"
+            else:
+                message = f"cannot read the value {_clip(node.value)}"
+            raise self.error(message, node) from None
 
     def check_tags(self, node) -> None:
+        """Refuse a list or mapping carrying a tag (!!set, !!omap, !!python/..., !custom)."""
         expected = {"sequence": _SEQ, "mapping": _MAP}.get(node.id)
         if expected is not None and node.tag != expected:
-            raise self.error(f"YAML tag '{node.tag}' is not allowed in a spec", node)
+            raise self.tag_error(node)
+
+    def tag_error(self, node) -> GradcliError:
+        tag = str(node.tag)
+        if tag.startswith(_YAML_TAG):
+            tag = "!!" + tag[len(_YAML_TAG) :]
+        return self.error(
+            f"YAML tag '{_clip(tag, 80)[1:-1]}' is not allowed: a spec holds only numbers, "
+            "strings, lists and mappings (nothing is constructed or run)",
+            node,
+        )
 
     def string(self, node, what: str) -> str:
         if node.id != "scalar":
@@ -324,6 +343,11 @@ def as_number(value) -> float | None:
     return None
 
 
+def _clip(text: str, width: int = 60) -> str:
+    """User text quoted for an error message, shortened when long."""
+    return repr(text if len(text) <= width else text[: width - 3] + "...")
+
+
 def _fmt(shape) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
@@ -365,10 +389,10 @@ def load_spec(data: bytes | str, file: str) -> Spec:
         spec.wrt = reader.names(sections["wrt"][1], "wrt")
     if "grad_ys" in sections:
         for name, key_node, value in reader.mapping(sections["grad_ys"][1], "grad_ys"):
-            spec.grad_ys[str(name)] = (
-                reader.number_array(value, f"grad_ys for '{name}'"),
-                reader.pos(key_node),
-            )
+            seed = reader.number_array(value, f"grad_ys for '{name}'")
+            if seed.dtype == bool:
+                raise reader.error(f"grad_ys for '{name}' must be numbers, not booleans", value)
+            spec.grad_ys[str(name)] = (seed, reader.pos(key_node))
     if "unconnected" in sections:
         node = sections["unconnected"][1]
         value = reader.scalar(node)
@@ -454,14 +478,12 @@ def _read_input(reader: Reader, name: str, node, pos: Pos) -> InputSpec:
 
 def _shape(reader: Reader, node, what: str) -> tuple[int, ...]:
     if node.id == "scalar":
-        dims = [reader.scalar(node)]
+        dims = [_size(reader, node, what)]
     elif node.id == "sequence":
         reader.check_tags(node)
-        dims = [reader.scalar(d) for d in node.value]
+        dims = [_size(reader, d, what) for d in node.value]
     else:
         raise reader.error(f"the shape of {what} must be a list of sizes", node)
-    if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
-        raise reader.error(f"the shape of {what} must be a list of whole numbers", node)
     if len(dims) > MAX_RANK:
         raise reader.error(
             f"the shape of {what} has {len(dims)} dimensions; at most {MAX_RANK} are supported",
@@ -474,11 +496,24 @@ def _shape(reader: Reader, node, what: str) -> tuple[int, ...]:
         size *= d
     if size > limits.current.max_elements:
         raise LimitError(
-            f"{what} would have {size:,} elements, over the limit of "
+            f"{what} would have {limits.count(size)} elements, over the limit of "
             f"{limits.current.max_elements:,} {limits.advice('max_elements')}",
             reader.pos(node),
         )
     return tuple(dims)
+
+
+def _size(reader: Reader, node, what: str) -> int:
+    """One dimension: a whole number (1e9 and 1000.0 count; sizes are checked later)."""
+    value = reader.scalar(node)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    number = as_number(value)
+    if number is None or not np.isfinite(number) or number != int(number):
+        raise reader.error(
+            f"the shape of {what} must be a list of whole numbers, got {reader.kind(node)}", node
+        )
+    return int(number)
 
 
 def _random(reader: Reader, fields: dict, what: str) -> np.ndarray:
@@ -527,6 +562,7 @@ def _expression(reader: Reader, node, what: str):
         raise reader.error(f"{what} must be an expression, got {reader.kind(node)}", node)
     if isinstance(value, (int, float)):
         return ast.Num(value, reader.pos(node)), str(value)
+    reader.spend(node, len(value))  # an aliased expression is parsed once per use
     try:
         return ast.parse(value, reader.locator(node)), value
     except RecursionError:
@@ -593,3 +629,4 @@ def _read_graph(reader: Reader, spec: Spec, node) -> None:
             )
         tree, text = _expression(reader, value, f"graph entry '{name}'")
         spec.entries.append(EntrySpec(name, tree, reader.pos(key_node), text))
+    check_expansion(spec)

@@ -131,8 +131,8 @@ def emit(
         size *= d
     if size > lim.max_elements:
         raise LimitError(
-            f"{opname} would make a tensor of shape {shape} ({size:,} elements), over the limit "
-            f"of {lim.max_elements:,} elements {limits.advice('max_elements')}",
+            f"{opname} would make a tensor of shape {shape} ({limits.count(size)} elements), "
+            f"over the limit of {lim.max_elements:,} elements {limits.advice('max_elements')}",
             pos,
         )
     if len(nodes) >= lim.max_nodes:
