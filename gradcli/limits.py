@@ -45,7 +45,7 @@ def flag(name: str) -> str:
 
 def count(n: int) -> str:
     """A (possibly astronomically large) element count for an error message."""
-    return f"{n:,}" if n < 10**18 else f"more than 10**{len(str(n)) - 1}"
+    return f"{n:,}" if n < 10**24 else f"at least 10**{len(str(n)) - 1}"
 
 
 def advice(name: str) -> str:

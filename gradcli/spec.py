@@ -120,7 +120,11 @@ class Reader:
         self.file = file
         self.text = text
         self.lines = text.splitlines()
-        self.budget = 20 * len(text) + 1_000_000  # values read, aliases included
+        # Work units: one per value read (aliases included), two per expression character
+        # parsed. Without aliases a spec spends at most 3 x its length; the slack covers
+        # short specs. A billion-laughs file runs out after ~100,000 values, in well under
+        # a second.
+        self.budget = 4 * len(text) + 100_000
         self.scalars = yaml.constructor.SafeConstructor()
 
     def pos(self, node) -> Pos:
@@ -562,7 +566,7 @@ def _expression(reader: Reader, node, what: str):
         raise reader.error(f"{what} must be an expression, got {reader.kind(node)}", node)
     if isinstance(value, (int, float)):
         return ast.Num(value, reader.pos(node)), str(value)
-    reader.spend(node, len(value))  # an aliased expression is parsed once per use
+    reader.spend(node, 2 * len(value))  # an aliased expression is parsed once per use
     try:
         return ast.parse(value, reader.locator(node)), value
     except RecursionError:
