@@ -102,6 +102,10 @@ class _PipeClosed(Exception):
     """Stdout's reader went away (click would turn the BrokenPipeError into exit 1)."""
 
 
+class _Interrupted(Exception):
+    """Ctrl-C during a command (click would first print an empty line to stderr)."""
+
+
 class GradcliGroup(click.Group):
     """A click group whose errors are one line on stderr with a documented exit status."""
 
@@ -110,6 +114,8 @@ class GradcliGroup(click.Group):
             return super().invoke(ctx)
         except BrokenPipeError:
             raise _PipeClosed() from None
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
         except SystemExit as exc:  # Rich's Console exits 1 when its pipe breaks
             if isinstance(exc.__context__, BrokenPipeError):
                 raise _PipeClosed() from None
@@ -132,7 +138,7 @@ class GradcliGroup(click.Group):
         except GradcliError as exc:
             _error(str(exc))
             return BAD_INPUT
-        except (click.exceptions.Abort, KeyboardInterrupt):
+        except (click.exceptions.Abort, KeyboardInterrupt, _Interrupted):
             _error("interrupted")
             return INTERRUPTED
         except _NO_ARGS:
