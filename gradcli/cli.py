@@ -50,6 +50,7 @@ LIMIT_HELP = {
     "max_elements": ("N", int, "Most elements in any one tensor"),
     "max_nodes": ("N", int, "Most graph nodes, forward and gradient together"),
     "max_depth": ("N", int, "Deepest nesting of an expression or of the YAML"),
+    "max_passes": ("N", int, "Most evaluation passes (output elements) for jacobian/hessian"),
     "sympy_timeout": ("SECONDS", float, "Wall-clock budget for SymPy in check"),
     "sympy_max_nodes": ("N", int, "Largest expression check translates to SymPy"),
     "fd_max_elements": ("N", int, "Most input elements finite differences perturb"),

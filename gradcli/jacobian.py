@@ -37,7 +37,21 @@ class Block:
     status: str  # "connected" or "unconnected"
 
 
+def _origin_pos(graph: Graph, i: int):
+    origin = graph[i].origin
+    return graph[origin].pos if origin is not None else None
+
+
 def _check_size(graph: Graph, of: int, targets: list[int], what: str) -> None:
+    passes = limits.current.max_passes  # one evaluation per element of `of`: bound the time
+    if graph[of].size > passes:
+        label = f"'{graph[of].name}'" if graph[of].name else "the gradient"
+        raise LimitError(
+            f"the {what} takes one evaluation pass per element of {label} "
+            f"({graph[of].size:,} elements), over the limit of {passes:,} passes "
+            f"{limits.advice('max_passes')}",
+            graph[of].pos or _origin_pos(graph, of),
+        )
     lim = limits.current.max_elements
     for x in targets:
         total = graph[of].size * graph[x].size

@@ -18,6 +18,7 @@ class Limits:
     max_elements: int = 10_000_000  # elements in any one tensor (80 MB in float64)
     max_nodes: int = 2_000_000  # graph nodes, forward and gradient together
     max_depth: int = 200  # nesting depth of one expression (parentheses, calls, lists) or YAML
+    max_passes: int = 20_000  # evaluation passes per Jacobian or Hessian block row set
     sympy_timeout: float = 5.0  # wall-clock seconds for SymPy in a check, then fall back
     sympy_max_nodes: int = 250  # larger expressions are checked with finite differences
     fd_max_elements: int = 256  # input elements finite differences perturb; more are sampled
@@ -28,6 +29,7 @@ ENV = {
     "max_elements": "GRADCLI_MAX_ELEMENTS",
     "max_nodes": "GRADCLI_MAX_NODES",
     "max_depth": "GRADCLI_MAX_DEPTH",
+    "max_passes": "GRADCLI_MAX_PASSES",
     "sympy_timeout": "GRADCLI_SYMPY_TIMEOUT",
     "sympy_max_nodes": "GRADCLI_SYMPY_MAX_NODES",
     "fd_max_elements": "GRADCLI_FD_MAX_ELEMENTS",

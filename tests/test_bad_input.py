@@ -8,6 +8,7 @@ gradcli's output. Every case runs through every command that reads a spec.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -869,3 +870,23 @@ def test_bad_limit_flag(args, message) -> None:
 def test_bad_limit_variable(variable, value, message) -> None:
     res = invoke("eval", "-e", "x", "--at", "x=1", env={variable: value})
     check_error(res, None, "", Case("env", "", None, message))
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "at", "message"),
+    [
+        ("jacobian", "inputs:\n  x: 1.0\ngraph:\n  f: broadcast_to(x, [30000])\n", "broadcast_to",
+         r"the Jacobian takes one evaluation pass per element of 'f' \(30,000 elements\), over "
+         r"the limit of 20,000 passes \(change it with --max-passes or GRADCLI_MAX_PASSES\)"),
+        ("hessian", "inputs:\n  x: {ones: [30000]}\ngraph:\n  f: sum(x * x)\n", "* x",
+         r"the Hessian takes one evaluation pass per element of the gradient \(30,000 elements"),
+    ],
+)  # fmt: skip
+def test_derivative_passes_are_bounded(command, text, at, message, tmp_path) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_text(text)
+    check_error(invoke(command, path), str(path), text, Case(command, text, at, message))
+    if command == "jacobian":  # (a 30,000 x 30,000 Hessian is over the element limit too)
+        res = invoke("--max-passes", "30000", command, path, "--format", "json")
+        assert res.code == 0, res.stderr
+        assert json.loads(res.stdout)["jacobian"]["f"]["x"]["value"] == [1.0] * 30000
