@@ -294,3 +294,20 @@ def test_max_depth_can_be_raised(tmp_path) -> None:
     res = invoke("--max-depth", "400", "eval", "-e", expr, "--at", "x=1", "--format", "json")
     assert res.code == 0, res.stderr
     assert json.loads(res.stdout)["gradients"]["x"]["value"] == 1.0
+
+
+def test_int_and_bool_gradients_requested_explicitly(tmp_path) -> None:
+    # TensorFlow warns and returns None for a non-float source; d(n*x)/dx = n = 2
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        "inputs:\n  n: {value: 2, dtype: int32}\n  b: {value: true, dtype: bool}\n  x: 1.5\n"
+        "graph:\n  f: cast(n, 'float64') * x + where(b, x, 0)\n"
+    )
+    doc = run_json("eval", path, "--wrt", "n,b,x")
+    assert doc["gradients"]["n"]["value"] is None
+    assert doc["gradients"]["n"]["status"] == "unconnected"
+    assert doc["gradients"]["b"]["value"] is None
+    assert doc["gradients"]["x"]["value"] == 3.0  # n + 1 (where takes x)
+    doc = run_json("eval", path, "--wrt", "n,b", "--unconnected", "zero")
+    assert doc["gradients"]["n"]["value"] == 0 and doc["gradients"]["n"]["dtype"] == "int32"
+    assert doc["gradients"]["b"]["value"] is False and doc["gradients"]["b"]["dtype"] == "bool"
