@@ -1,0 +1,166 @@
+"""Property tests on random well-formed graphs built from the op registry.
+
+(a) gradients match central finite differences; (b) `unconnected: zero` equals `none`
+with None replaced by zeros; (c) explain's status agrees with eval's gradient values.
+Values come from a seeded numpy generator (never exactly at a kink or a tie); the
+domain-restricted ops get arguments mapped into their domain (log(1 + a**2), ...).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from helpers import central_difference, invoke
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gradcli.api import grad
+
+SHAPES = {"s": (), "v": (3,), "m": (2, 3)}  # every pair broadcasts; results stay in this set
+UNARY = [
+    "sin({})", "cos({})", "tanh({})", "sigmoid({})", "softplus({})", "square({})", "-{}",
+    "exp(tanh({}))", "log(1 + square({}))", "log1p(square({}))", "sqrt(1 + square({}))",
+    "tan(tanh({}))", "relu({})", "abs({})", "sign({}) * {}", "stop_gradient({})",
+    "clip({}, -0.5, 0.5)", "cumsum({}, axis=-1)", "cumprod(tanh({}), axis=-1)",
+    "softmax({}, axis=-1)",
+]  # fmt: skip
+BINARY = [
+    "({} + {})", "({} - {})", "({} * {})", "({} / (2 + sin({})))", "maximum({}, {})",
+    "minimum({}, {})", "pow(1.5 + sigmoid({}), tanh({}))", "where({} > 0, {}, 1)",
+]  # fmt: skip
+REDUCE = [
+    "sum({}{})",
+    "mean({}{})",
+    "logsumexp({}{})",
+    "max({}{})",
+    "min({}{})",
+    "prod(tanh({}){})",
+]
+
+# each example evaluates the spec ~20 times: a third of the profile's budget
+fd_budget = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    max_examples=max(10, settings.default.max_examples // 3),
+)
+fast = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def graph_expression(draw, depth: int = 0, smooth: bool = False) -> tuple[str, tuple]:
+    """(expression, shape) over inputs s, v, m; smooth=True leaves out stop_gradient."""
+    if depth >= 3 or draw(st.integers(0, 4)) == 0:
+        name = draw(st.sampled_from(sorted(SHAPES)))
+        return name, SHAPES[name]
+    kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce"]))
+    if kind == "unary":
+        template = draw(st.sampled_from([u for u in UNARY if not (smooth and "stop" in u)]))
+        a, shape = draw(graph_expression(depth + 1, smooth))
+        if "axis=-1" in template and shape == ():
+            template = "sin({})"
+        return template.format(*[a] * template.count("{}")), shape
+    if kind == "binary":
+        template = draw(st.sampled_from(BINARY))
+        (a, sa), (b, sb) = (
+            draw(graph_expression(depth + 1, smooth)),
+            draw(graph_expression(depth + 1, smooth)),
+        )
+        shape = tuple(np.broadcast_shapes(sa, sb))
+        if template.startswith("where"):
+            return template.format(a, b), shape
+        return template.format(a, b), shape
+    template = draw(st.sampled_from(REDUCE))
+    a, shape = draw(graph_expression(depth + 1, smooth))
+    if shape and draw(st.booleans()):
+        return template.format(a, ", axis=0"), shape[1:]
+    return template.format(a, ""), ()
+
+
+def spec_text(expr: str, at: dict | None = None) -> str:
+    """A spec with inputs s, v, m (zeros, or the given values) and one entry f = sum(expr)."""
+    inputs = {n: (np.zeros(shape) if at is None else at[n]).tolist() for n, shape in SHAPES.items()}
+    lines = [f"  {n}: {json.dumps(v)}" for n, v in inputs.items()]
+    body = f"sum({expr})".replace("'", "''")
+    return "inputs:\n" + "\n".join(lines) + f"\ngraph:\n  f: '{body}'\n"
+
+
+def values(seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {name: rng.uniform(-1.5, 1.5, size=shape) for name, shape in SHAPES.items()}
+
+
+@fd_budget
+@given(expr=graph_expression(smooth=True), seed=st.integers(0, 2**32 - 1))
+def test_gradients_match_finite_differences(expr, seed) -> None:
+    text = spec_text(expr[0])
+    at = values(seed)
+    ev = grad(text, at, wrt=list(SHAPES), unconnected="zero", spec=True)
+    for name in SHAPES:
+
+        def f(x, name=name):
+            return float(grad(text, {**at, name: x}, wrt=[], spec=True).outputs["f"])
+
+        expected = central_difference(f, at[name])
+        assert np.allclose(ev.gradients[name], expected, rtol=1e-4, atol=1e-5), (
+            text,
+            name,
+            ev.gradients[name],
+            expected,
+        )
+
+
+@fast
+@given(expr=graph_expression(), seed=st.integers(0, 2**32 - 1))
+def test_unconnected_zero_is_none_with_zeros(expr, seed) -> None:
+    text = spec_text(expr[0])
+    at = values(seed)
+    none = grad(text, at, wrt=list(SHAPES), unconnected="none", spec=True)
+    zero = grad(text, at, wrt=list(SHAPES), unconnected="zero", spec=True)
+    for name, shape in SHAPES.items():
+        assert none.status[name] == zero.status[name]
+        if none.gradients[name] is None:
+            assert none.status[name] == "unconnected"
+            assert zero.gradients[name].shape == shape
+            assert not np.any(zero.gradients[name])
+        else:
+            assert np.array_equal(none.gradients[name], zero.gradients[name], equal_nan=True)
+
+
+@fd_budget
+@given(expr=graph_expression(), seed=st.integers(0, 2**32 - 1))
+def test_explain_status_agrees_with_eval(expr, seed) -> None:
+    text = spec_text(expr[0], values(seed)).encode()
+    ev = invoke("eval", "-", "--format", "json", input=text)
+    assert ev.code == 0, ev.stderr
+    gradients = json.loads(ev.stdout)["gradients"]
+    ex = invoke("explain", "-", "--format", "json", input=text)
+    assert ex.code in (0, 1), ex.stderr
+    pairs = {p["input"]: p for p in json.loads(ex.stdout)["pairs"]}
+    for name, g in gradients.items():
+        status = pairs[name]["status"]
+        if g["value"] is None:
+            assert status == "unconnected", (text, name, status)
+            continue
+        value = np.asarray(g["value"], dtype=float)
+        if not np.any(value):
+            assert status == "zero", (text, name, status, value)
+        elif np.all(value != 0):
+            assert status == "connected", (text, name, status, value)
+        else:
+            assert status == "partially_zero", (text, name, status, value)
+    assert ex.code == (0 if all(p["status"] == "connected" for p in pairs.values()) else 1)
+
+
+def test_lazy_broadcast_regression() -> None:
+    # Found by test_gradients_match_finite_differences: the scalar seed of sum() flowed
+    # lazily through add and reached s unsummed. By hand: d/ds sum(m + s) = m.size = 6;
+    # d/ds [mean(m * s) + sum(sin(v) * s)] = mean(m) + sum(sin(v)).
+    m = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    res = invoke("eval", "-e", "sum(m + s)", "--at", f"m={m}", "--at", "s=0.5", "--format", "json")
+    assert json.loads(res.stdout)["gradients"]["s"]["value"] == 6.0
+    expr = "mean(m * s) + sum(sin(v) * s)"
+    args = ("--at", f"m={m}", "--at", "s=0.5", "--at", "v=[1, 2, 3]", "--format", "json")
+    doc = json.loads(invoke("eval", "-e", expr, *args).stdout)
+    expected = 3.5 + np.sin(1.0) + np.sin(2.0) + np.sin(3.0)
+    assert np.isclose(doc["gradients"]["s"]["value"], expected, rtol=1e-15, atol=0)
