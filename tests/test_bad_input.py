@@ -890,3 +890,20 @@ def test_derivative_passes_are_bounded(command, text, at, message, tmp_path) -> 
         res = invoke("--max-passes", "30000", command, path, "--format", "json")
         assert res.code == 0, res.stderr
         assert json.loads(res.stdout)["jacobian"]["f"]["x"]["value"] == [1.0] * 30000
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("graph", "-e", "x", "--at", "x=1", "-o", "/nonexistent/out.dot"),
+         r"cannot write /nonexistent/out.dot: No such file or directory"),
+        (("graph", "-e", "x", "--at", "x=1", "-o", "/"), r"cannot write /: Is a directory"),
+        (("explain", "-e", "x", "--at", "x=1", "--output", "nope"),
+         r"--output names 'nope', which is not a graph entry"),
+        (("eval", "-e", "x", "--at", "x=1", "--format", "xml"), r"Invalid value for '--format'"),
+        (("bogus",), r"No such command 'bogus'"),
+        ((), r"no command given; run '\w+ --help'"),
+    ],
+)  # fmt: skip
+def test_bad_command_options(args, message) -> None:
+    check_error(invoke(*args), None, "", Case("option", "", None, message))
