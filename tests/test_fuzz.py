@@ -7,6 +7,7 @@ The default (ci) hypothesis profile keeps this short; `pytest --hypothesis-profi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from helpers import SPECS, invoke
@@ -26,14 +27,22 @@ SMALL = {"GRADCLI_MAX_ELEMENTS": "100000", "GRADCLI_MAX_NODES": "200000"}
 fuzz = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+def run(command: str, *args, input: bytes | None = None):
+    """The command with --format json (every command has it), under small limits."""
+    return invoke(command, *args, "--format", "json", input=input, env=SMALL)
+
+
 def check_answer(res, *context) -> None:
-    """Exit 0, 1 or 2; no traceback; a failure is exactly one `gradcli: error:` line."""
+    """Exit 0, 1 or 2; no traceback; a failure is exactly one `gradcli: error:` line and
+    nothing on stdout; a success is exactly one JSON document on stdout."""
     assert res.code in (0, 1, 2), (res.code, res.stderr[-2000:], context)
     assert "Traceback" not in res.stderr, (res.stderr[-2000:], context)
     if res.code == 2:
         lines = res.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("gradcli: error: "), (res.stderr, context)
         assert res.stdout == "", context
+    else:
+        assert json.loads(res.stdout)["schema"] == 1, context
 
 
 # --- random bytes --------------------------------------------------------------------------
@@ -43,14 +52,14 @@ def check_answer(res, *context) -> None:
 @example(data=b"\x00", command="eval")
 @example(data=b"- !!python/object/apply:os.system [true]", command="eval")
 def test_random_bytes_as_a_spec(data: bytes, command: str) -> None:
-    check_answer(invoke(command, "-", input=data, env=SMALL), data)
+    check_answer(run(command, "-", input=data), data)
 
 
 @fuzz
 @given(text=st.text(max_size=200), command=st.sampled_from(COMMANDS))
 def test_random_text_as_a_spec(text: str, command: str) -> None:
     data = text.encode("utf-8", "surrogatepass")
-    check_answer(invoke(command, "-", input=data, env=SMALL), text)
+    check_answer(run(command, "-", input=data), text)
 
 
 # --- mutated valid specs -------------------------------------------------------------------
@@ -91,7 +100,7 @@ def mutated_spec(draw) -> str:
 @fuzz
 @given(text=mutated_spec(), command=st.sampled_from(COMMANDS))
 def test_mutated_valid_specs(text: str, command: str) -> None:
-    check_answer(invoke(command, "-", input=text.encode(), env=SMALL), text)
+    check_answer(run(command, "-", input=text.encode()), text)
 
 
 # --- random expression token soups -------------------------------------------------------
@@ -141,20 +150,20 @@ def expression(draw, depth: int = 0) -> str:
 @example(text="2**2**2**2**100", command="eval")
 def test_token_soup_in_a_spec(text: str, command: str) -> None:
     spec = SOUP_SPEC.format(soup=text.replace("'", "''"))
-    check_answer(invoke(command, "-", input=spec.encode(), env=SMALL), text)
+    check_answer(run(command, "-", input=spec.encode()), text)
 
 
 @fuzz
 @given(text=soup(), command=st.sampled_from(COMMANDS))
 def test_token_soup_as_an_expression(text: str, command: str) -> None:
-    check_answer(invoke(command, "-e", text, "--at", "x=1.5", env=SMALL), text)
+    check_answer(run(command, "-e", text, "--at", "x=1.5"), text)
 
 
 @fuzz
 @given(text=expression(), command=st.sampled_from(COMMANDS))
 def test_random_op_expressions(text: str, command: str) -> None:
     spec = SOUP_SPEC.format(soup=text.replace("'", "''"))
-    check_answer(invoke(command, "-", input=spec.encode(), env=SMALL), text)
+    check_answer(run(command, "-", input=spec.encode()), text)
 
 
 @fuzz
@@ -170,4 +179,4 @@ def test_random_op_expressions(text: str, command: str) -> None:
     command=st.sampled_from(COMMANDS),
 )
 def test_random_at_values(value: str, command: str) -> None:
-    check_answer(invoke(command, "-e", "sum(x * x)", "--at", f"x={value}", env=SMALL), value)
+    check_answer(run(command, "-e", "sum(x * x)", "--at", f"x={value}"), value)

@@ -23,8 +23,22 @@ UNARY = [
     "exp(tanh({}))", "log(1 + square({}))", "log1p(square({}))", "sqrt(1 + square({}))",
     "tan(tanh({}))", "relu({})", "abs({})", "sign({}) * {}", "stop_gradient({})",
     "clip({}, -0.5, 0.5)", "cumsum({}, axis=-1)", "cumprod(tanh({}), axis=-1)",
-    "softmax({}, axis=-1)",
+    "softmax({}, axis=-1)", "pow({}, 3)", "{} ** 2", "cumsum({}, axis=-1, exclusive=true)",
+    "cumsum({}, axis=-1, reverse=true)", "cumprod(tanh({}), axis=-1, reverse=true)",
+    "where({} > 0.2, {}, 2 * {})", "stack([{}, 2 * {}], axis=0)[1]",
 ]  # fmt: skip
+# structural ops, per input shape, that bring the result back to the same shape
+STRUCTURAL = {
+    (): ["stack([{}, 3 * {}])[1]", "reshape(reshape({}, [1, 1]), [])",
+         "cond({} > 0, sin({}), 2 * {})", "sum(broadcast_to({}, [2, 3]))"],
+    (3,): ["concat([{}, {}], axis=0)[1:4]", "{}[::-1]", "reshape(reshape({}, [1, 3]), [3])",
+           "matmul({}, [[1, 0, 2], [0, 1, 0], [1, 1, 1]])", "matmul(transpose(broadcast_to({}, "
+           "[2, 3])), [1.5, -1])", "cond(sum({}) > 0, {} * 2, -{})"],
+    (2, 3): ["concat([{}, {}], axis=0)[1:3]", "{}[::-1, :] * 0.5 + {}[:, ::-1]",
+             "reshape(reshape({}, [6]), [2, 3])", "transpose(transpose({}))",
+             "matmul({}, [[1, 0, 2], [0, 1, 0], [1, 1, 1]])", "cumsum({}, axis=0)",
+             "softmax({}, axis=0)", "stack([{}[0], {}[1] * {}[0]])"],
+}  # fmt: skip
 BINARY = [
     "({} + {})", "({} - {})", "({} * {})", "({} / (2 + sin({})))", "maximum({}, {})",
     "minimum({}, {})", "pow(1.5 + sigmoid({}), tanh({}))", "where({} > 0, {}, 1)",
@@ -53,7 +67,11 @@ def graph_expression(draw, depth: int = 0, smooth: bool = False) -> tuple[str, t
     if depth >= 3 or draw(st.integers(0, 4)) == 0:
         name = draw(st.sampled_from(sorted(SHAPES)))
         return name, SHAPES[name]
-    kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce"]))
+    kind = draw(st.sampled_from(["unary", "binary", "binary", "reduce", "structural"]))
+    if kind == "structural":
+        a, shape = draw(graph_expression(depth + 1, smooth))
+        template = draw(st.sampled_from(STRUCTURAL[shape]))
+        return template.format(*[a] * template.count("{}")), shape
     if kind == "unary":
         template = draw(st.sampled_from([u for u in UNARY if not (smooth and "stop" in u)]))
         a, shape = draw(graph_expression(depth + 1, smooth))
