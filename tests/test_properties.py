@@ -182,3 +182,39 @@ def test_lazy_broadcast_regression() -> None:
     doc = json.loads(invoke("eval", "-e", expr, *args).stdout)
     expected = 3.5 + np.sin(1.0) + np.sin(2.0) + np.sin(3.0)
     assert np.isclose(doc["gradients"]["s"]["value"], expected, rtol=1e-15, atol=0)
+
+
+@fd_budget
+@given(expr=graph_expression(smooth=True), seed=st.integers(0, 2**32 - 1))
+def test_jacobian_and_hessian_match_finite_differences(expr, seed) -> None:
+    from gradcli.api import problem_from_text
+    from gradcli.jacobian import hessian, jacobian
+
+    text = spec_text(expr[0])
+    at = values(seed)
+    jac = jacobian(problem_from_text(text, at=at, unconnected="zero"))["f"]
+    hess = hessian(problem_from_text(text, at=at, unconnected="zero"))
+    g = grad(text, at, wrt=list(SHAPES), unconnected="zero", spec=True).gradients
+    for a in SHAPES:
+        assert np.allclose(jac[a].value, g[a], rtol=1e-12, atol=1e-12), (text, a)  # f scalar
+    for b, shape in SHAPES.items():
+        # d/db of every gradient, by central differences over each element of b
+        columns = []
+        for k in range(int(np.prod(shape, dtype=int))):
+            x = at[b].astype(float).copy()
+            h = 1e-6 * max(1.0, abs(x.flat[k]))
+            x.flat[k] += h
+            up = grad(text, {**at, b: x}, wrt=list(SHAPES), unconnected="zero", spec=True)
+            x.flat[k] -= 2 * h
+            down = grad(text, {**at, b: x}, wrt=list(SHAPES), unconnected="zero", spec=True)
+            columns.append({a: (up.gradients[a] - down.gradients[a]) / (2 * h) for a in SHAPES})
+        for a in SHAPES:
+            expected = np.moveaxis(np.array([c[a] for c in columns]), 0, -1)
+            expected = expected.reshape(SHAPES[a] + shape)
+            assert np.allclose(hess[a][b].value, expected, rtol=1e-3, atol=1e-4), (
+                text,
+                a,
+                b,
+                hess[a][b].value,
+                expected,
+            )
