@@ -311,3 +311,22 @@ def test_int_and_bool_gradients_requested_explicitly(tmp_path) -> None:
     doc = run_json("eval", path, "--wrt", "n,b", "--unconnected", "zero")
     assert doc["gradients"]["n"]["value"] == 0 and doc["gradients"]["n"]["dtype"] == "int32"
     assert doc["gradients"]["b"]["value"] is False and doc["gradients"]["b"]["dtype"] == "bool"
+
+
+def test_endless_spec_is_refused() -> None:
+    """/dev/zero as SPEC, or piped into stdin, is read only up to 64 MB."""
+    line = one_error_line(gradcli("eval", "/dev/zero"))
+    assert line == (
+        "gradcli: error: /dev/zero is larger than 64 MB; give big tensors as "
+        "zeros/ones/random inputs or with --at"
+    )
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run(
+            [sys.executable, "-m", "gradcli", "eval", "-"],
+            stdin=zero,
+            capture_output=True,
+            timeout=HANG_GUARD,
+            preexec_fn=_cap_memory,
+            env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+        )
+    assert "<stdin> is larger than 64 MB" in one_error_line(proc)

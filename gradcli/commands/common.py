@@ -42,13 +42,26 @@ def parse_names(options) -> list[str] | None:
     return names
 
 
+MAX_SPEC_BYTES = 64 * 2**20  # a spec is text a person or a generator writes; /dev/zero is not
+
+
+def _read_bounded(stream, label: str) -> bytes:
+    data = stream.read(MAX_SPEC_BYTES + 1)
+    if len(data) > MAX_SPEC_BYTES:
+        raise GradcliError(
+            f"{label} is larger than {MAX_SPEC_BYTES // 2**20} MB; give big tensors as "
+            "zeros/ones/random inputs or with --at"
+        )
+    return data
+
+
 def read_spec_bytes(path: str) -> tuple[bytes, str]:
     """The raw bytes of SPEC ('-' for stdin) and the label errors use for it."""
     if path == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
+        return _read_bounded(sys.stdin.buffer, "<stdin>"), "<stdin>"
     try:
         with open(path, "rb") as fh:
-            return fh.read(), path
+            return _read_bounded(fh, path), path
     except IsADirectoryError:
         raise GradcliError(f"cannot read {path}: it is a directory") from None
     except OSError as exc:
