@@ -37,21 +37,21 @@ class Block:
     status: str  # "connected" or "unconnected"
 
 
-def _origin_pos(graph: Graph, i: int):
-    origin = graph[i].origin
-    return graph[origin].pos if origin is not None else None
+def _check_passes(graph: Graph, rows_of: list[int], what: str) -> None:
+    """One evaluation pass per element of every tensor in rows_of: bound the total time."""
+    passes = limits.current.max_passes
+    total = sum(graph[i].size for i in rows_of)
+    if total > passes:
+        names = ", ".join(f"'{graph[i].name}'" for i in rows_of)
+        raise LimitError(
+            f"the {what} takes one evaluation pass per element of {names} "
+            f"({total:,} elements), over the limit of {passes:,} passes "
+            f"{limits.advice('max_passes')}",
+            graph[rows_of[0]].pos,
+        )
 
 
 def _check_size(graph: Graph, of: int, targets: list[int], what: str) -> None:
-    passes = limits.current.max_passes  # one evaluation per element of `of`: bound the time
-    if graph[of].size > passes:
-        label = f"'{graph[of].name}'" if graph[of].name else "the gradient"
-        raise LimitError(
-            f"the {what} takes one evaluation pass per element of {label} "
-            f"({graph[of].size:,} elements), over the limit of {passes:,} passes "
-            f"{limits.advice('max_passes')}",
-            graph[of].pos or _origin_pos(graph, of),
-        )
     lim = limits.current.max_elements
     for x in targets:
         total = graph[of].size * graph[x].size
@@ -168,6 +168,7 @@ def jacobian(problem: Problem) -> dict[str, dict[str, Block]]:
     resolve_conds(graph, problem.outputs, known)
     known.update(run(graph, problem.outputs, known=known, keep=True))
     result: dict[str, dict[str, Block]] = {}
+    _check_passes(graph, [y for y in problem.outputs if is_float(graph[y].dtype)], "Jacobian")
     for y in problem.outputs:
         per_input = rows(graph, y, problem.wrt, known)
         result[graph[y].name] = {
@@ -206,6 +207,7 @@ def hessian(problem: Problem) -> dict[str, dict[str, Block]]:
     resolve_conds(graph, nodes, known)  # conds inside custom gradients
     known.update(run(graph, [*problem.outputs, *nodes], known=known, keep=True))
     result: dict[str, dict[str, Block]] = {}
+    _check_passes(graph, [a for a, g in zip(problem.wrt, first) if g is not None], "Hessian")
     for a, g in zip(problem.wrt, first):
         per_input = (
             [None] * len(problem.wrt)
