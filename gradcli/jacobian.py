@@ -58,7 +58,8 @@ def _check_size(graph: Graph, of: int, targets: list[int], what: str) -> None:
         if total > lim:
             raise LimitError(
                 f"the {what} block for '{graph[x].name}' would have {total:,} elements, over "
-                f"the limit of {lim:,} (GRADCLI_MAX_ELEMENTS)"
+                f"the limit of {lim:,} {limits.advice('max_elements')}",
+                graph[x].pos,
             )
 
 

@@ -915,3 +915,15 @@ def test_derivative_passes_are_bounded(command, text, at, message, tmp_path) -> 
 )  # fmt: skip
 def test_bad_command_options(args, message) -> None:
     check_error(invoke(*args), None, "", Case("option", "", None, message))
+
+
+def test_derivative_block_over_the_element_limit(tmp_path) -> None:
+    text = "inputs:\n  x: {ones: [30000]}\ngraph:\n  f: sum(x * x)\n"
+    path = tmp_path / "spec.yaml"
+    path.write_text(text)
+    message = (
+        r"the Hessian block for 'x' would have 900,000,000 elements, over the limit of "
+        r"10,000,000 \(change it with --max-elements or GRADCLI_MAX_ELEMENTS\)"
+    )
+    res = invoke("--max-passes", "40000", "hessian", path)
+    check_error(res, str(path), text, Case("block", text, "x: {", message))
