@@ -31,6 +31,8 @@ CONSTANTS = {
     "True": True,
     "False": False,
 }
+# ops whose axis is one integer (the reductions also take a list of axes)
+SINGLE_AXIS = {"softmax", "cumsum", "cumprod", "concat", "stack", "argmax", "argmin"}
 RESERVED = {"dy", "out"}  # names a custom gradient expression sees besides the parameters
 ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "@": "matmul"}
 
@@ -489,6 +491,8 @@ def _attribute(opname: str, name: str, value, pos: Pos):
     # axis, axes, shape: an integer or a list of integers
     if isinstance(value, Lit) and value.value.shape == () and name == "axis":
         return _constant_int(value, f"{opname}: axis", pos)
+    if name == "axis" and opname in SINGLE_AXIS:
+        raise GradcliError(f"{opname}: axis must be one integer", pos)
     if isinstance(value, Seq):
         items = value.items
         if all(isinstance(v, Lit) and v.value.shape == () for v in items):

@@ -706,6 +706,59 @@ SPEC_CASES = [
 ]
 
 EXPR_CASES = [
+    *[
+        Case(
+            f"{op} with a list axis",
+            f"{op}({arg}, axis=[0])",
+            "axis",
+            rf"{op}: axis must be one integer",
+            ("--at", "x=[1, 2]"),
+        )
+        for op, arg in [
+            ("softmax", "x"),
+            ("cumsum", "x"),
+            ("cumprod", "x"),
+            ("concat", "[x, x]"),
+            ("stack", "[x, x]"),
+            ("argmax", "x"),
+        ]
+    ],
+    Case(
+        "repeated axis",
+        "sum(x, axis=[0, 0])",
+        "sum",
+        r"sum: axis 0 is repeated",
+        ("--at", "x=[1, 2]"),
+    ),
+    Case(
+        "list keepdims",
+        "sum(x, keepdims=[1, 2])",
+        "keepdims",
+        r"keepdims must be true or false",
+        ("--at", "x=[1, 2]"),
+    ),
+    Case(
+        "bad permutation",
+        "transpose(x, axes=[0, 0])",
+        "transpose",
+        r"axes \[0, 0\] are not a permutation",
+        ("--at", "x=[1, 2]"),
+    ),
+    Case(
+        "slice with three colons",
+        "x[1:2:3:4]",
+        ":4",
+        r"too many ':' in a slice",
+        ("--at", "x=[1, 2]"),
+    ),
+    Case("empty index", "x[]", "]", r"empty index", ("--at", "x=[1, 2]")),
+    Case(
+        "float condition",
+        "where(x, x, x)",
+        "where",
+        r"the condition must be boolean",
+        ("--at", "x=[1, 2]"),
+    ),
     Case("empty expression", "", (1, 1), r"empty expression"),
     Case("blank expression", "   ", (1, 4), r"empty expression"),
     Case("dangling operator", "x +", (1, 4), r"unexpected end of expression", ("--at", "x=1")),

@@ -140,7 +140,19 @@ def expression(draw, depth: int = 0) -> str:
         return f"{draw(expression(depth + 1))}[{draw(st.sampled_from(['0', '-1', '1:', '::2']))}]"
     name = draw(st.sampled_from(OPS))
     args = draw(st.lists(expression(depth + 1), min_size=1, max_size=3))
-    extra = draw(st.sampled_from(["", ", axis=0", ", axis=-1", ", keepdims=true", ", [3]"]))
+    extra = draw(
+        st.sampled_from(
+            [
+                "",
+                ", axis=0",
+                ", axis=-1",
+                ", axis=[0]",
+                ", axis=[0, -1]",
+                ", keepdims=true",
+                ", [3]",
+            ]
+        )
+    )
     return f"{name}({', '.join(args)}{extra})"
 
 
