@@ -1,0 +1,134 @@
+"""Hand-written floors: the same computations as the generated specs, written directly.
+
+- chain: a pure-Python Wengert tape (values as floats, the math module, one record of
+  input ids and local partials per node, then one reverse sweep);
+- mlp: NumPy forward and hand-derived backprop;
+- elementwise: NumPy with every output buffer allocated once and reused (out=);
+- points: the 20-node function vectorised over all points with NumPy.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from specs import CHAIN_X0, chain_ops
+
+
+def chain_tape(n: int) -> tuple[float, float]:
+    """Forward and gradient of the chain on a generic tape; returns (output, d output/d x0)."""
+    ops = chain_ops(n)
+    values = [CHAIN_X0]
+    tape = [()]  # per node: ((input id, partial), ...)
+    sin, cos = math.sin, math.cos
+    for i, (op, c) in enumerate(ops):
+        x = values[i]
+        if op == "sin":
+            values.append(sin(x))
+            tape.append(((i, cos(x)),))
+        elif op == "mul":
+            values.append(x * c)
+            tape.append(((i, c),))
+        else:
+            values.append(x - c)
+            tape.append(((i, 1.0),))
+    adj = [0.0] * len(values)
+    adj[-1] = 1.0
+    for k in range(len(values) - 1, 0, -1):
+        a = adj[k]
+        for j, d in tape[k]:
+            adj[j] += a * d
+    return values[-1], adj[0]
+
+
+def mlp_data(dtype: str, batch: int, sizes):
+    """The same random values the spec's inputs hold (numpy's default_rng per seed)."""
+    d0, d1, d2, d3 = sizes
+
+    def normal(seed, shape, std=1.0):
+        return np.random.default_rng(seed).normal(0.0, std, size=shape).astype(dtype)
+
+    x = normal(1, (batch, d0))
+    y = normal(2, (batch, d3))
+    w1 = normal(3, (d0, d1), (2.0 / d0) ** 0.5)
+    w2 = normal(4, (d1, d2), (2.0 / d1) ** 0.5)
+    w3 = normal(5, (d2, d3), (2.0 / d2) ** 0.5)
+    b1, b2, b3 = (np.zeros(d, dtype) for d in (d1, d2, d3))
+    return x, y, [w1, b1, w2, b2, w3, b3]
+
+
+def mlp_forward(x, y, params):
+    w1, b1, w2, b2, w3, b3 = params
+    h1 = np.maximum(x @ w1 + b1, 0)
+    h2 = np.maximum(h1 @ w2 + b2, 0)
+    out = h2 @ w3 + b3
+    d = out - y
+    return np.sum(d * d) / x.shape[0]
+
+
+def mlp_backprop(x, y, params):
+    """Loss and the gradients w.r.t. every weight and bias, derived by hand."""
+    w1, b1, w2, b2, w3, b3 = params
+    z1 = x @ w1 + b1
+    h1 = np.maximum(z1, 0)
+    z2 = h1 @ w2 + b2
+    h2 = np.maximum(z2, 0)
+    out = h2 @ w3 + b3
+    d = out - y
+    loss = np.sum(d * d) / x.shape[0]
+    dout = d * (2.0 / x.shape[0])
+    dw3, db3 = h2.T @ dout, dout.sum(axis=0)
+    dz2 = dout @ w3.T
+    dz2 *= z2 > 0
+    dw2, db2 = h1.T @ dz2, dz2.sum(axis=0)
+    dz1 = dz2 @ w2.T
+    dz1 *= z1 > 0
+    dw1, db1 = x.T @ dz1, dz1.sum(axis=0)
+    return loss, [dw1, db1, dw2, db2, dw3, db3]
+
+
+def elementwise_data(n: int) -> np.ndarray:
+    return np.random.default_rng(0).normal(0.0, 1.0, size=n)
+
+
+def elementwise_reused(x: np.ndarray, bufs=None):
+    """loss = sum(tanh(x)*x + exp(-x*x)) and its gradient, three preallocated buffers.
+
+    d/dx = (1 - tanh(x)^2) x + tanh(x) - 2x exp(-x^2).
+    """
+    if bufs is None:
+        bufs = [np.empty_like(x) for _ in range(3)]
+    t, e, g = bufs
+    np.tanh(x, out=t)
+    np.multiply(x, x, out=e)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    np.multiply(t, x, out=g)
+    np.add(g, e, out=g)
+    loss = g.sum()
+    # gradient: g = (1 - t*t) * x + t - 2 * x * e
+    np.multiply(x, e, out=e)
+    np.multiply(e, -2.0, out=e)
+    np.add(e, t, out=e)
+    np.multiply(t, t, out=t)
+    np.subtract(1.0, t, out=t)
+    np.multiply(t, x, out=g)
+    np.add(g, e, out=g)
+    return loss, g
+
+
+def points_numpy(a, b, c):
+    """The points spec's function and its gradient w.r.t. a, b, c, vectorised."""
+    sa, ca = np.sin(a), np.cos(a)
+    ea = np.exp(-a * a)
+    th = np.tanh(b * c)
+    l1 = np.log1p(a * a)
+    r = np.sqrt(b * b + 1)
+    q = 1 + b * b
+    f = sa * b + ea * c + th - l1 * r + c / q
+    dth = 1 - th * th
+    da = ca * b - 2 * a * ea * c - 2 * a / (1 + a * a) * r
+    db = sa + dth * c - l1 * b / r - c * 2 * b / (q * q)
+    dc = ea + dth * b + 1 / q
+    return f, da, db, dc

@@ -1,0 +1,431 @@
+"""gradcli's benchmark suite: every workload against a floor measured in the same run.
+
+    python benchmarks/run.py [--quick] [--json FILE] [--only NAME,...]
+
+Each measurement runs in its own process (benchmarks/workload.py, or the gradcli command
+itself for wall-clock figures), repeated; figures are medians with the min-max range, and
+every figure is also a ratio to its floor. Timed single-threaded (OPENBLAS_NUM_THREADS=1
+and friends) for reproducible figures; the BLAS-bound workloads are also timed with the
+default thread count. torch, jax and tensorflow are measured when importable, else skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import specs  # noqa: E402
+
+SINGLE = {k: "1" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+FRAMEWORKS = ("torch", "jax", "tensorflow")
+
+
+class Suite:
+    def __init__(self, quick: bool, workdir: str):
+        self.quick = quick
+        self.dir = workdir
+        self.procs = 1 if quick else 3  # processes per measurement
+        self.reps = 2 if quick else 3  # timed repetitions inside each process
+        self.records: list[dict] = []
+        self.gradcli = self._gradcli_command()
+
+    # --- running -----------------------------------------------------------------------------
+    def _gradcli_command(self) -> list[str]:
+        script = os.path.join(os.path.dirname(sys.executable), "gradcli")
+        return [script] if os.path.exists(script) else [sys.executable, "-m", "gradcli"]
+
+    def env(self, threads: str) -> dict:
+        env = dict(os.environ)
+        for k in SINGLE:
+            env.pop(k, None)
+        if threads == "1":
+            env.update(SINGLE)
+        return env
+
+    def workload(self, kind: str, threads: str = "1", procs: int | None = None, **args) -> dict:
+        """Run workload.py KIND in fresh processes; merge their repetitions."""
+        merged: dict = {}
+        for _ in range(procs or self.procs):
+            out = subprocess.run(
+                [sys.executable, os.path.join(HERE, "workload.py"), kind, json.dumps(args)],
+                env=self.env(threads),
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            if out.returncode != 0:
+                raise RuntimeError(f"{kind} failed:\n{out.stderr[-2000:]}")
+            result = json.loads(out.stdout)
+            for key, value in result.items():
+                if isinstance(value, list):
+                    merged.setdefault(key, []).extend(value)
+                elif isinstance(value, (int, float)):
+                    merged.setdefault(key, []).append(value)
+        return merged
+
+    def wall(self, argv: list[str], runs: int, threads: str = "1", ok=(0,)) -> list[float]:
+        """Wall-clock seconds of whole-process runs of argv."""
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            out = subprocess.run(argv, env=self.env(threads), capture_output=True, timeout=900)
+            times.append(time.perf_counter() - t)
+            if out.returncode not in ok:
+                raise RuntimeError(f"{' '.join(argv)} exited {out.returncode}: {out.stderr[-500:]}")
+        return times
+
+    # --- reporting ---------------------------------------------------------------------------
+    def record(self, workload, impl, times, floor=None, target=None, unit="s", note="", **extra):
+        med = statistics.median(times)
+        rec = {
+            "workload": workload,
+            "impl": impl,
+            "median": med,
+            "min": min(times),
+            "max": max(times),
+            "runs": len(times),
+            "unit": unit,
+        }
+        if floor is not None:
+            rec["floor"] = floor
+            rec["ratio"] = med / floor if floor else None
+        if target is not None:
+            rec["target"] = target
+            rec["met"] = rec.get("ratio") is not None and rec["ratio"] <= target
+        if note:
+            rec["note"] = note
+        rec.update(extra)
+        self.records.append(rec)
+        self.show(rec)
+        return rec
+
+    def skip(self, workload, impl, why):
+        rec = {"workload": workload, "impl": impl, "skipped": why}
+        self.records.append(rec)
+        self.show(rec)
+
+    def show(self, rec):
+        name = f"{rec['workload']:<34} {rec['impl']:<26}"
+        if "skipped" in rec:
+            print(f"{name} skipped: {rec['skipped']}", flush=True)
+            return
+        scale, unit = (1e3, "ms") if rec["unit"] == "s" else (1.0, rec["unit"])
+        text = (
+            f"{name} {rec['median'] * scale:10.2f} {unit} "
+            f"[{rec['min'] * scale:.2f}-{rec['max'] * scale:.2f}]"
+        )
+        if "ratio" in rec and rec["ratio"] is not None:
+            text += f"  {rec['ratio']:6.2f}x floor"
+        if "target" in rec:
+            text += f" (target <= {rec['target']}x: {'met' if rec['met'] else 'MISSED'})"
+        if rec.get("note"):
+            text += f"  {rec['note']}"
+        print(text, flush=True)
+
+    # --- workloads -----------------------------------------------------------------------------
+    def write(self, name: str, text: str) -> str:
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as fh:
+            fh.write(text)
+        return path
+
+    def startup(self):
+        runs = 3 if self.quick else 10
+        example = os.path.join(HERE, "..", "specs", "quadratic.yaml")
+        cmd = [*self.gradcli, "eval", example, "--format", "json"]
+        help_text = subprocess.run(
+            [*self.gradcli, "eval", "--help"], capture_output=True, text=True
+        ).stdout
+        if "--check" in help_text:
+            cmd += ["--check", "off"]
+        floor_cmd = [sys.executable, "-c", "import numpy, click, yaml, rich.console"]
+        click_cmd = [sys.executable, "-c", "import click"]
+        # interleave so drifting machine load hits both alike
+        floor, ev, click_t, helps = [], [], [], []
+        for _ in range(runs):
+            floor += self.wall(floor_cmd, 1)
+            ev += self.wall(cmd, 1)
+            click_t += self.wall(click_cmd, 1)
+            helps += self.wall([*self.gradcli, "--help"], 1)
+        f = statistics.median(floor)
+        self.record("startup", "import floor", floor)
+        self.record("startup", "gradcli eval (small spec)", ev, floor=f, target=1.3)
+        c = statistics.median(click_t)
+        self.record("startup", "import click floor", click_t)
+        # the target is 1.3x click's import plus 30 ms: expressed as a ratio to that sum
+        self.record(
+            "startup",
+            "gradcli --help",
+            helps,
+            floor=1.3 * c + 0.030,
+            target=1.0,
+            note="floor here = 1.3 x import click + 30 ms",
+        )
+        for argv, what in ((cmd, "eval"), ([*self.gradcli, "--help"], "--help")):
+            trace = subprocess.run(
+                [sys.executable, "-X", "importtime", "-m", "gradcli", *argv[len(self.gradcli) :]],
+                capture_output=True,
+                text=True,
+                env=self.env("1"),
+            ).stderr
+            heavy = [
+                m
+                for m in ("sympy", "scipy", "pandas", "matplotlib")
+                if f" {m}\n" in trace or f" {m}." in trace
+            ]
+            rec = {"workload": "startup", "impl": f"heavy imports ({what})", "imports": heavy}
+            self.records.append(rec)
+            print(
+                f"{'startup':<34} {'heavy imports (' + what + ')':<26} "
+                f"{', '.join(heavy) or 'none (sympy not imported)'}",
+                flush=True,
+            )
+
+    def chain(self):
+        n = 10_000 if self.quick else 100_000
+        path = self.write("chain.yaml", specs.chain_spec(n))
+        tape = self.workload("chain-tape", n=n, reps=self.reps)
+        floor = statistics.median(tape["times"])
+        w = f"chain {n:,} nodes (fwd+grad)"
+        self.record(
+            w, "pure-Python tape (floor)", tape["times"], note=f"{floor / n * 1e6:.2f} us/op"
+        )
+        eng = self.workload("engine", path=path, reps=self.reps)
+        med = statistics.median(eng["times"])
+        self.record(
+            w,
+            "gradcli engine",
+            eng["times"],
+            floor=floor,
+            target=3.0,
+            note=f"{med / n * 1e6:.2f} us/op",
+        )
+        self.record(f"chain {n:,} nodes", "gradcli parse spec", eng["parse"])
+        self.record(f"chain {n:,} nodes", "gradcli build graph", eng["build"])
+        ends = self.wall([*self.gradcli, "eval", path, "--format", "json"], self.procs)
+        self.record(
+            f"chain {n:,} nodes",
+            "gradcli eval end-to-end",
+            ends,
+            unit="s",
+            note="target <= 3 s" + (" (met)" if statistics.median(ends) <= 3 else " (MISSED)"),
+        )
+        self.frameworks(w, "chain", floor, n=n, reps=1)
+        self.explain_check("chain", path, ends)
+
+    def mlp(self):
+        batch, sizes = (
+            (64, (784, 256, 256, 10)) if self.quick else (specs.MLP_BATCH, specs.MLP_SIZES)
+        )
+        for dtype in ("float64", "float32"):
+            path = self.write(f"mlp_{dtype}.yaml", specs.mlp_spec(dtype, batch, sizes))
+            for threads in ("1", "default"):
+                w = f"mlp {'-'.join(map(str, sizes))} b{batch} {dtype} t={threads}"
+                base = self.workload(
+                    "mlp-numpy",
+                    threads,
+                    dtype=dtype,
+                    reps=self.reps,
+                    batch=batch,
+                    sizes=list(sizes),
+                )
+                floor = statistics.median(base["times"])
+                ffloor = statistics.median(base["forward"])
+                self.record(
+                    w,
+                    "numpy backprop (floor)",
+                    base["times"],
+                    note=f"grad/fwd {floor / ffloor:.2f}",
+                )
+                eng = self.workload("engine", threads, path=path, reps=self.reps, forward=True)
+                med, fwd = statistics.median(eng["times"]), statistics.median(eng["forward"])
+                self.record(
+                    w,
+                    "gradcli engine",
+                    eng["times"],
+                    floor=floor,
+                    target=1.15,
+                    note=f"grad/fwd {med / fwd:.2f} (target <= 3.0)",
+                )
+                self.frameworks(
+                    w,
+                    "mlp",
+                    floor,
+                    threads=threads,
+                    dtype=dtype,
+                    reps=self.reps,
+                    batch=batch,
+                    sizes=list(sizes),
+                )
+                if dtype == "float64" and threads == "1":
+                    ends = self.wall([*self.gradcli, "eval", path, "--format", "json"], self.procs)
+                    self.explain_check("mlp", path, ends)
+
+    def elementwise(self):
+        n = 1_000_000 if self.quick else 10_000_000
+        path = self.write("elementwise.yaml", specs.elementwise_spec(n))
+        w = f"elementwise {n:,} (fwd+grad)"
+        base = self.workload("elementwise-numpy", n=n, reps=self.reps)
+        floor = statistics.median(base["times"])
+        rss = statistics.median(base["peak_rss_mib"])
+        self.record(w, "numpy reused buffers (floor)", base["times"])
+        self.record(
+            w + " peak RSS", "numpy reused buffers (floor)", base["peak_rss_mib"], unit="MiB"
+        )
+        eng = self.workload("engine", path=path, reps=self.reps)
+        self.record(w, "gradcli engine", eng["times"], floor=floor, target=1.15)
+        self.record(
+            w + " peak RSS",
+            "gradcli engine",
+            eng["peak_rss_mib"],
+            floor=rss,
+            target=1.15,
+            unit="MiB",
+        )
+        self.frameworks(w, "elementwise", floor, n=n, reps=self.reps)
+
+    def points(self):
+        n = 10_000 if self.quick else 1_000_000
+        spec_path = self.write("points.yaml", specs.points_spec())
+        data = os.path.join(self.dir, "points.jsonl")
+        specs.points_file(data, n)
+        base = self.workload("points-numpy", n=n, reps=self.reps)
+        floor = statistics.median(base["times"])
+        w = f"points {n:,} x 20-node spec"
+        self.record(w, "numpy vectorised (floor)", base["times"])
+        help_text = subprocess.run(
+            [*self.gradcli, "eval", "--help"], capture_output=True, text=True
+        ).stdout
+        if "--points" not in help_text:
+            self.skip(w, "gradcli eval --points", "this gradcli has no --points")
+            return
+        t = self.wall([*self.gradcli, "eval", spec_path, "--points", data], self.procs)
+        self.record(
+            w,
+            "gradcli eval --points",
+            t,
+            floor=floor,
+            target=10.0,
+            note="whole process: reading, evaluating and writing JSON lines",
+        )
+
+    def explain_check(self, name, path, eval_times):
+        ev = statistics.median(eval_times)
+        commands = self.commands()
+        if "explain" in commands:
+            t = self.wall(
+                [*self.gradcli, "explain", path, "--format", "json"], self.procs, ok=(0, 1)
+            )
+            self.record(
+                f"{name} explain",
+                "gradcli explain",
+                t,
+                floor=ev,
+                target=3.0,
+                note="floor here = gradcli eval of the same spec",
+            )
+        else:
+            self.skip(f"{name} explain", "gradcli explain", "no explain command")
+        if "check" not in commands:
+            self.skip(f"{name} check", "gradcli check", "no check command")
+            return
+        method = "fd" if name == "mlp" else "auto"
+        t = self.wall([*self.gradcli, "check", path, "--method", method], 1, ok=(0, 1))
+        self.record(
+            f"{name} check --method {method}",
+            "gradcli check",
+            t,
+            floor=ev,
+            note="floor here = gradcli eval of the same spec; cost documented",
+        )
+
+    def commands(self) -> set[str]:
+        """The command names `gradcli --help` lists."""
+        text = subprocess.run([*self.gradcli, "--help"], capture_output=True, text=True).stdout
+        section = text.partition("Commands:")[2]
+        return {line.split()[0] for line in section.splitlines() if line.strip()}
+
+    def frameworks(self, workload, kind, floor, threads="1", **args):
+        for fw in FRAMEWORKS:
+            name = f"{fw}-{kind}"
+            from workload import KINDS
+
+            if name not in KINDS:
+                continue
+            if importlib.util.find_spec(fw) is None:
+                self.skip(workload, fw, "not installed")
+                continue
+            try:
+                res = self.workload(name, threads, procs=1, **args)
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                self.skip(workload, fw, f"failed: {str(exc).splitlines()[0]}")
+                continue
+            self.record(workload, fw, res["times"], floor=floor)
+
+
+def machine() -> dict:
+    info = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
+    if shutil.which("lscpu"):
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("Model name", "CPU(s)", "Thread(s) per core"):
+                info[key.strip()] = value.strip()
+    try:
+        import numpy
+
+        info["numpy"] = numpy.__version__
+    except ImportError:
+        pass
+    info["load average"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return info
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, one process each")
+    parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
+    parser.add_argument(
+        "--only", metavar="NAMES", help="comma-separated: startup,chain,mlp,elementwise,points"
+    )
+    args = parser.parse_args(argv)
+    names = ["startup", "chain", "mlp", "elementwise", "points"]
+    if args.only:
+        names = [n for n in args.only.split(",") if n in names]
+    info = machine()
+    print("machine: " + ", ".join(f"{k}={v}" for k, v in info.items()), flush=True)
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="gradcli-bench-") as tmp:
+        suite = Suite(args.quick, tmp)
+        for name in names:
+            getattr(suite, name)()
+    total = time.perf_counter() - start
+    print(f"total {total:.1f} s", flush=True)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(
+                {"machine": info, "quick": args.quick, "seconds": total, "records": suite.records},
+                fh,
+                indent=1,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

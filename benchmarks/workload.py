@@ -1,0 +1,290 @@
+"""One timed workload in its own process: prints one JSON object (times in seconds, peak RSS).
+
+Usage: python benchmarks/workload.py KIND [ARG ...] --reps R
+run.py starts one process per (workload, implementation), so imports and threads of one
+library never disturb another's timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+clock = time.perf_counter
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def timed(fn, reps: int) -> list[float]:
+    times = []
+    for _ in range(reps):
+        t = clock()
+        fn()
+        times.append(clock() - t)
+    return times
+
+
+# --- floors ----------------------------------------------------------------------------------
+def chain_tape(n, reps):
+    from floors import chain_tape
+
+    return {"times": timed(lambda: chain_tape(n), reps), "value": chain_tape(n)}
+
+
+def mlp_numpy(dtype, reps, batch, sizes):
+    from floors import mlp_backprop, mlp_data, mlp_forward
+
+    x, y, params = mlp_data(dtype, batch, sizes)
+    mlp_backprop(x, y, params)  # warm-up
+    fwd = timed(lambda: mlp_forward(x, y, params), reps)
+    return {"times": timed(lambda: mlp_backprop(x, y, params), reps), "forward": fwd}
+
+
+def elementwise_numpy(n, reps):
+    import numpy as np
+
+    from floors import elementwise_data, elementwise_reused
+
+    x = elementwise_data(n)
+    bufs = [np.empty_like(x) for _ in range(3)]
+    return {"times": timed(lambda: elementwise_reused(x, bufs), reps)}
+
+
+def points_numpy(n, reps):
+    import numpy as np
+
+    from floors import points_numpy as f
+
+    # the points the CLI reads (specs.points_file), made in memory: the floor is the maths
+    i = np.arange(n)
+    a, b, c = (i % 1000) / 500.0 - 1.0, (i % 777) / 300.0, (i % 313) / 100.0 - 1.5
+
+    return {"times": timed(lambda: f(a, b, c), reps)}
+
+
+# --- gradcli ---------------------------------------------------------------------------------
+def _problem(spec_text, path):
+    from gradcli.problem import build_problem
+    from gradcli.spec import load_spec
+
+    return build_problem(load_spec(spec_text, path))
+
+
+def engine(path, reps, forward=False):
+    """Parse and build once (timed), then forward+gradient on a fresh graph per repetition."""
+    from gradcli.engine import evaluate
+    from gradcli.executor import resolve_conds, run
+    from gradcli.problem import build_problem
+    from gradcli.spec import load_spec
+
+    with open(path) as fh:
+        text = fh.read()
+    t = clock()
+    spec = load_spec(text, path)
+    parse = clock() - t
+    t = clock()
+    build_problem(spec)
+    build = clock() - t
+    times, fwd = [], []
+    for _ in range(reps + 1):  # the first repetition warms up
+        problem = build_problem(spec)
+        t = clock()
+        evaluate(problem)
+        times.append(clock() - t)
+        if forward:
+            problem = build_problem(spec)
+            t = clock()
+            resolve_conds(problem.graph, problem.outputs, {})
+            run(problem.graph, problem.outputs)
+            fwd.append(clock() - t)
+    out = {"times": times[1:], "parse": parse, "build": build}
+    if forward:
+        out["forward"] = fwd[1:]
+    return out
+
+
+# --- frameworks (only when importable) -----------------------------------------------------------
+def torch_chain(n, reps):
+    import torch
+
+    from specs import CHAIN_X0, chain_ops
+
+    ops = chain_ops(n)
+
+    def once():
+        x0 = torch.tensor(CHAIN_X0, dtype=torch.float64, requires_grad=True)
+        x = x0
+        for op, c in ops:
+            x = torch.sin(x) if op == "sin" else (x * c if op == "mul" else x - c)
+        x.backward()
+        return x0.grad
+
+    return {"times": timed(once, reps)}
+
+
+def torch_mlp(dtype, reps, batch, sizes):
+    import torch
+
+    from floors import mlp_data
+
+    x, y, params = mlp_data(dtype, batch, sizes)
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    ps = [torch.from_numpy(p).requires_grad_() for p in params]
+
+    def forward():
+        w1, b1, w2, b2, w3, b3 = ps
+        h1 = torch.relu(x @ w1 + b1)
+        h2 = torch.relu(h1 @ w2 + b2)
+        return torch.sum(torch.square(h2 @ w3 + b3 - y)) / x.shape[0]
+
+    def both():
+        return torch.autograd.grad(forward(), ps)
+
+    both()
+    with torch.no_grad():
+        fwd = timed(forward, reps)
+    return {"times": timed(both, reps), "forward": fwd}
+
+
+def torch_elementwise(n, reps):
+    import torch
+
+    from floors import elementwise_data
+
+    x = torch.from_numpy(elementwise_data(n)).requires_grad_()
+
+    def once():
+        loss = torch.sum(torch.tanh(x) * x + torch.exp(-x * x))
+        return torch.autograd.grad(loss, [x])
+
+    return {"times": timed(once, reps)}
+
+
+def jax_mlp(dtype, reps, batch, sizes):
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    from floors import mlp_data
+
+    x, y, params = mlp_data(dtype, batch, sizes)
+
+    def loss(ps, x, y):
+        w1, b1, w2, b2, w3, b3 = ps
+        h1 = jax.nn.relu(x @ w1 + b1)
+        h2 = jax.nn.relu(h1 @ w2 + b2)
+        return jnp.sum(jnp.square(h2 @ w3 + b3 - y)) / x.shape[0]
+
+    f = jax.jit(loss)
+    g = jax.jit(jax.value_and_grad(loss))
+    jax.block_until_ready(g(params, x, y))
+    jax.block_until_ready(f(params, x, y))
+    fwd = timed(lambda: jax.block_until_ready(f(params, x, y)), reps)
+    return {"times": timed(lambda: jax.block_until_ready(g(params, x, y)), reps), "forward": fwd}
+
+
+def jax_elementwise(n, reps):
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    from floors import elementwise_data
+
+    x = jnp.asarray(elementwise_data(n))
+    g = jax.jit(jax.value_and_grad(lambda x: jnp.sum(jnp.tanh(x) * x + jnp.exp(-x * x))))
+    jax.block_until_ready(g(x))
+    return {"times": timed(lambda: jax.block_until_ready(g(x)), reps)}
+
+
+def tf_chain(n, reps):
+    import tensorflow as tf
+
+    from specs import CHAIN_X0, chain_ops
+
+    ops = chain_ops(n)
+    x0 = tf.Variable(CHAIN_X0, dtype=tf.float64)
+
+    def once():
+        with tf.GradientTape() as tape:
+            x = x0
+            for op, c in ops:
+                x = tf.sin(x) if op == "sin" else (x * c if op == "mul" else x - c)
+        return tape.gradient(x, x0)
+
+    return {"times": timed(once, reps)}
+
+
+def tf_mlp(dtype, reps, batch, sizes):
+    import tensorflow as tf
+
+    from floors import mlp_data
+
+    x, y, params = mlp_data(dtype, batch, sizes)
+    ps = [tf.Variable(p) for p in params]
+
+    def forward():
+        w1, b1, w2, b2, w3, b3 = ps
+        h1 = tf.nn.relu(x @ w1 + b1)
+        h2 = tf.nn.relu(h1 @ w2 + b2)
+        return tf.reduce_sum(tf.square(h2 @ w3 + b3 - y)) / x.shape[0]
+
+    def both():
+        with tf.GradientTape() as tape:
+            loss = forward()
+        return [g.numpy() for g in tape.gradient(loss, ps)]
+
+    both()
+    fwd = timed(lambda: forward().numpy(), reps)
+    return {"times": timed(both, reps), "forward": fwd}
+
+
+def tf_elementwise(n, reps):
+    import tensorflow as tf
+
+    from floors import elementwise_data
+
+    x = tf.Variable(elementwise_data(n))
+
+    def once():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.tanh(x) * x + tf.exp(-x * x))
+        return tape.gradient(loss, x).numpy()
+
+    return {"times": timed(once, reps)}
+
+
+KINDS = {
+    "chain-tape": chain_tape,
+    "mlp-numpy": mlp_numpy,
+    "elementwise-numpy": elementwise_numpy,
+    "points-numpy": points_numpy,
+    "engine": engine,
+    "torch-chain": torch_chain,
+    "torch-mlp": torch_mlp,
+    "torch-elementwise": torch_elementwise,
+    "jax-mlp": jax_mlp,
+    "jax-elementwise": jax_elementwise,
+    "tensorflow-chain": tf_chain,
+    "tensorflow-mlp": tf_mlp,
+    "tensorflow-elementwise": tf_elementwise,
+}
+
+
+def main(argv: list[str]) -> None:
+    kind, raw = argv[0], json.loads(argv[1])
+    result = KINDS[kind](**raw)
+    result["peak_rss_mib"] = peak_rss_mib()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
