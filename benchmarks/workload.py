@@ -49,7 +49,6 @@ def mlp_numpy(dtype, reps, batch, sizes):
 
 def elementwise_numpy(n, reps):
     import numpy as np
-
     from floors import elementwise_data, elementwise_reused
 
     x = elementwise_data(n)
@@ -59,7 +58,6 @@ def elementwise_numpy(n, reps):
 
 def points_numpy(n, reps):
     import numpy as np
-
     from floors import points_numpy as f
 
     # the points the CLI reads (specs.points_file), made in memory: the floor is the maths
@@ -131,7 +129,6 @@ def torch_chain(n, reps):
 
 def torch_mlp(dtype, reps, batch, sizes):
     import torch
-
     from floors import mlp_data
 
     x, y, params = mlp_data(dtype, batch, sizes)
@@ -155,7 +152,6 @@ def torch_mlp(dtype, reps, batch, sizes):
 
 def torch_elementwise(n, reps):
     import torch
-
     from floors import elementwise_data
 
     x = torch.from_numpy(elementwise_data(n)).requires_grad_()
@@ -172,7 +168,6 @@ def jax_mlp(dtype, reps, batch, sizes):
 
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
-
     from floors import mlp_data
 
     x, y, params = mlp_data(dtype, batch, sizes)
@@ -196,7 +191,6 @@ def jax_elementwise(n, reps):
 
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
-
     from floors import elementwise_data
 
     x = jnp.asarray(elementwise_data(n))
@@ -225,7 +219,6 @@ def tf_chain(n, reps):
 
 def tf_mlp(dtype, reps, batch, sizes):
     import tensorflow as tf
-
     from floors import mlp_data
 
     x, y, params = mlp_data(dtype, batch, sizes)
@@ -249,7 +242,6 @@ def tf_mlp(dtype, reps, batch, sizes):
 
 def tf_elementwise(n, reps):
     import tensorflow as tf
-
     from floors import elementwise_data
 
     x = tf.Variable(elementwise_data(n))
