@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine import Evaluation, evaluate
+from .gcpause import paused
 from .problem import Problem, build_problem, override_inputs, spec_from_expression
 from .spec import load_spec
 
@@ -19,8 +20,9 @@ def problem_from_text(
 ) -> Problem:
     """Build a problem from YAML spec text."""
     values = {k: np.asarray(v, dtype=float) for k, v in (at or {}).items()}
-    spec = override_inputs(load_spec(text, file), values)
-    return build_problem(spec, wrt=wrt, unconnected=unconnected)
+    with paused():
+        spec = override_inputs(load_spec(text, file), values)
+        return build_problem(spec, wrt=wrt, unconnected=unconnected)
 
 
 def problem_from_expression(

@@ -8,6 +8,7 @@ import numpy as np
 
 from .autodiff import Gradients, gradients
 from .executor import resolve_conds, run
+from .gcpause import paused
 from .ops import ZERO_GRAD
 from .problem import Problem
 
@@ -33,10 +34,11 @@ def evaluate(problem: Problem, keep: bool = False, record: bool = False) -> Eval
     """Forward values of the outputs and the gradients w.r.t. problem.wrt."""
     graph = problem.graph
     known: dict = {}
-    resolve_conds(graph, problem.outputs, known)
-    grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds, record=record)
-    targets = list(problem.outputs) + [r for r in grads.results if isinstance(r, int)]
-    values = run(graph, list(dict.fromkeys(targets)), known=known, keep=keep)
+    with paused():
+        resolve_conds(graph, problem.outputs, known)
+        grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds, record=record)
+        targets = list(problem.outputs) + [r for r in grads.results if isinstance(r, int)]
+        values = run(graph, list(dict.fromkeys(targets)), known=known, keep=keep)
     outputs = {graph[o].name: as_array(values[o], graph[o].dtype) for o in problem.outputs}
     result: dict[str, np.ndarray | None] = {}
     status: dict[str, str] = {}

@@ -29,20 +29,25 @@ def _cond_forward(shape):
     return forward
 
 
+_SCALAR_IN = ("float64", "bool")
+
+
 def _step(node: Node, ins: list[Node]):
-    """(fn, fallback) for one node: the scalar fast path when every value is a 0-d float64."""
+    """(fn, fallback) for one node: the scalar fast path when every value is a 0-d float64.
+
+    The fallback is None when fn is already the numpy forward; the executor binds the numpy
+    forward lazily (only a failed scalar step needs it).
+    """
     op = REGISTRY[node.op]
     if node.op == "cond":
         return _cond_forward(node.shape), None
-    fn = op.fn(node.attrs)
-    if (
-        op.scalar is not None
-        and node.shape == ()
-        and node.dtype == "float64"
-        and all(n.shape == () and n.dtype in ("float64", "bool") for n in ins)
-    ):
-        return op.scalar, fn
-    return fn, None
+    if op.scalar is not None and node.shape == () and node.dtype == "float64":
+        for n in ins:
+            if n.shape != () or n.dtype not in _SCALAR_IN:
+                break
+        else:
+            return op.scalar, op
+    return op.fn(node.attrs), None
 
 
 def run(graph: Graph, targets, known: dict | None = None, keep: bool = False) -> dict:
@@ -76,40 +81,43 @@ def run(graph: Graph, targets, known: dict | None = None, keep: bool = False) ->
     for i, v in values.items():
         if i <= top:
             vals[i] = v
+    no_frees = ()
     with np.errstate(all="ignore"):
         for i in order:
             node = nodes[i]
-            if node.op in ("input", "const"):
+            opname = node.op
+            if opname == "input" or opname == "const":
                 vals[i] = node.attrs["value"]
                 continue
-            if node.op == "cond" and node.attrs.get("taken") is None:
-                raise AssertionError(f"cond {i} evaluated before its predicate was resolved")
-            args = exec_inputs(node)
+            if opname == "cond":
+                if node.attrs.get("taken") is None:
+                    raise AssertionError(f"cond {i} evaluated before its predicate was resolved")
+                args = exec_inputs(node)
+            else:
+                args = node.inputs
             fn, fallback = _step(node, [nodes[j] for j in args])
             try:
-                vals[i] = _call(fn, vals, args)
+                if len(args) == 1:
+                    vals[i] = fn(vals[args[0]])
+                elif len(args) == 2:
+                    vals[i] = fn(vals[args[0]], vals[args[1]])
+                else:
+                    vals[i] = fn(*[vals[j] for j in args])
             except (ArithmeticError, ValueError):
                 # Python-float arithmetic raises where numpy returns inf or nan: redo in numpy
+                numpy_fn = fallback.fn(node.attrs) if fallback is not None else fn
                 try:
-                    vals[i] = (fallback or fn)(*[_as_numpy(vals[j]) for j in args])
+                    vals[i] = numpy_fn(*[_as_numpy(vals[j]) for j in args])
                 except (ArithmeticError, ValueError, TypeError) as exc:
                     raise _eval_error(node, exc) from None
             except (TypeError, IndexError, MemoryError) as exc:
                 raise _eval_error(node, exc) from None
-            for j in frees.get(i, ()):
+            for j in frees.get(i, no_frees):
                 vals[j] = None
     out = {t: vals[t] for t in targets}
     if keep:
         out.update((i, vals[i]) for i in range(top + 1) if vals[i] is not None)
     return out
-
-
-def _call(fn, vals, args):
-    if len(args) == 1:
-        return fn(vals[args[0]])
-    if len(args) == 2:
-        return fn(vals[args[0]], vals[args[1]])
-    return fn(*[vals[j] for j in args])
 
 
 def _as_numpy(value):

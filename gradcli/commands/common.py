@@ -70,6 +70,7 @@ def read_spec_bytes(path: str) -> tuple[bytes, str]:
 
 def load_problem(spec_path, expr, at, wrt, unconnected) -> Problem:
     """The problem a command was asked about: SPEC or -e, with --at, --wrt, --unconnected."""
+    from ..gcpause import paused
     from ..spec import load_spec
 
     if spec_path and expr:
@@ -77,12 +78,13 @@ def load_problem(spec_path, expr, at, wrt, unconnected) -> Problem:
     if not spec_path and expr is None:
         raise GradcliError("no spec: give a SPEC file ('-' for stdin) or -e EXPRESSION")
     values = parse_at(at)
-    if expr is not None:
-        spec = spec_from_expression(expr, values)
-    else:
-        data, label = read_spec_bytes(spec_path)
-        spec = override_inputs(load_spec(data, label), values)
-    return build_problem(spec, wrt=parse_names(wrt), unconnected=unconnected)
+    with paused():
+        if expr is not None:
+            spec = spec_from_expression(expr, values)
+        else:
+            data, label = read_spec_bytes(spec_path)
+            spec = override_inputs(load_spec(data, label), values)
+        return build_problem(spec, wrt=parse_names(wrt), unconnected=unconnected)
 
 
 def choose_format(fmt: str | None) -> str:

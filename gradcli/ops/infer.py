@@ -15,6 +15,9 @@ def fmt(shape) -> str:
 
 def broadcast(opname: str, *nodes: Node) -> tuple[int, ...]:
     """The broadcast shape of the inputs, or a ShapeError naming every shape."""
+    first = nodes[0].shape
+    if all(n.shape == first for n in nodes):  # the common case, without numpy
+        return first
     try:
         return tuple(np.broadcast_shapes(*(n.shape for n in nodes)))
     except ValueError:
@@ -24,6 +27,9 @@ def broadcast(opname: str, *nodes: Node) -> tuple[int, ...]:
 
 def same_dtype(opname: str, *nodes: Node) -> str:
     """The common dtype of the inputs (the expression builder has already promoted them)."""
+    first = nodes[0].dtype
+    if all(n.dtype == first for n in nodes):
+        return first
     dtypes = {n.dtype for n in nodes}
     if len(dtypes) != 1:
         raise ShapeError(f"{opname}: mixed dtypes {' and '.join(n.dtype for n in nodes)}")

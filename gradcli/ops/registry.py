@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from .. import limits
 from ..errors import GradcliError, LimitError, Pos
-from ..graph import MAX_RANK, Graph, Node, is_float
+from ..graph import FLOAT_DTYPES, MAX_RANK, Graph, Node
 
 # How an op behaves for gradients; explain and graph read these.
 SMOOTH = "smooth"  # differentiable everywhere it is defined
@@ -70,6 +71,7 @@ class Op:
 
 
 REGISTRY: dict[str, Op] = {}
+_PUBLIC: dict[str, Op] = {}  # the public subset, kept in step by register()
 
 
 def register(op: Op) -> Op:
@@ -77,12 +79,14 @@ def register(op: Op) -> Op:
     if op.name in REGISTRY:
         raise ValueError(f"op {op.name} registered twice")
     REGISTRY[op.name] = op
+    if op.public:
+        _PUBLIC[op.name] = op
     return op
 
 
 def public_ops() -> dict[str, Op]:
-    """The ops an expression may call by name."""
-    return {name: op for name, op in REGISTRY.items() if op.public}
+    """The ops an expression may call by name (read-only: shared, not copied)."""
+    return _PUBLIC
 
 
 # ---------------------------------------------------------------------------------------
@@ -91,10 +95,18 @@ def public_ops() -> dict[str, Op]:
 
 def _differentiable_inputs(op: Op, node: Node, ins: list[Node]) -> tuple[int, ...]:
     """Input positions a gradient can flow through, decided once when the node is built."""
-    if not is_float(node.dtype) or op.behavior in (CUT, STOP):
+    if node.dtype not in FLOAT_DTYPES or op.behavior in (CUT, STOP):
         return ()
-    cut = op.cuts(node, ins) if op.cuts is not None else ()
-    return tuple(i for i, n in enumerate(ins) if is_float(n.dtype) and i not in cut)
+    if op.cuts is None:  # the common case, without a generator (a hot path in long chains)
+        if len(ins) == 1:
+            return (0,) if ins[0].dtype in FLOAT_DTYPES else ()
+        if len(ins) == 2:
+            a, b = ins[0].dtype in FLOAT_DTYPES, ins[1].dtype in FLOAT_DTYPES
+            return (0, 1) if a and b else (0,) if a else (1,) if b else ()
+        cut = ()
+    else:
+        cut = op.cuts(node, ins)
+    return tuple(i for i, n in enumerate(ins) if n.dtype in FLOAT_DTYPES and i not in cut)
 
 
 def emit(
@@ -170,9 +182,12 @@ def const_value(graph: Graph, i: int):
 
 def is_const_equal(graph: Graph, i: int, number: float) -> bool:
     """True when node i is a constant whose every element equals number."""
-    v = const_value(graph, i)
-    if v is None:
+    node = graph.nodes[i]
+    if node.op != "const":
         return False
+    v = node.attrs["value"]
+    if type(v) is float:  # 0-d float64 constants are stored as Python floats
+        return v == number
     arr = np.asarray(v)
     return arr.size > 0 and bool(np.all(arr == number))
 
@@ -198,7 +213,9 @@ class GradBuilder:
     def __getattr__(self, opname: str):
         if opname not in REGISTRY:
             raise AttributeError(opname)
-        return lambda *inputs, **attrs: self.emit(opname, *inputs, **attrs)
+        method = partial(self.emit, opname)
+        self.__dict__[opname] = method  # later lookups skip __getattr__
+        return method
 
     def node(self, i: int) -> Node:
         return self.graph.nodes[i]
@@ -222,7 +239,8 @@ class GradBuilder:
         return self.emit("mul", a, b)
 
     def _result_shape(self, a: int, b: int) -> tuple[int, ...]:
-        return tuple(np.broadcast_shapes(self.shape(a), self.shape(b)))
+        sa, sb = self.shape(a), self.shape(b)
+        return sa if sa == sb else tuple(np.broadcast_shapes(sa, sb))
 
     def neg(self, a: int) -> int:
         node = self.graph.nodes[a]
