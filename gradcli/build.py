@@ -89,17 +89,20 @@ def promote(dtypes, pos: Pos | None) -> str:
 
 
 def _children(node) -> list:
-    if isinstance(node, ast.Binary):
+    kind = type(node)
+    if kind is ast.Binary:
         return [node.left, node.right]
-    if isinstance(node, ast.Unary):
+    if kind is ast.Name or kind is ast.Num or kind is ast.Str:
+        return []
+    if kind is ast.Unary:
         return [node.operand]
-    if isinstance(node, ast.Call):
-        return [*node.args, *(k.value for k in node.kwargs)]
-    if isinstance(node, ast.List):
+    if kind is ast.Call:
+        return [*node.args, *(k.value for k in node.kwargs)] if node.kwargs else node.args
+    if kind is ast.List:
         return node.items
-    if isinstance(node, ast.Index):
+    if kind is ast.Index:
         return [node.value, *node.items]
-    if isinstance(node, ast.Slice):
+    if kind is ast.Slice:
         return [p for p in (node.start, node.stop, node.step) if p is not None]
     return []
 
@@ -203,18 +206,19 @@ class Builder:
     def build(self, tree):
         """Build an expression; iterative post-order, so long chains do not recurse."""
         results: list = []
-        stack: list = [(tree, False)]
+        stack: list = [(tree, -1)]  # (AST node, -1 before its children, else their count)
         while stack:
-            node, ready = stack.pop()
-            if not ready:
+            node, n = stack.pop()
+            if n < 0:
                 kids = _children(node)
-                stack.append((node, True))
-                stack.extend((k, False) for k in reversed(kids))
+                stack.append((node, len(kids)))
+                stack.extend((k, -1) for k in reversed(kids))
                 continue
-            n = len(_children(node))
-            args = results[len(results) - n :] if n else []
             if n:
-                del results[len(results) - n :]
+                args = results[-n:]
+                del results[-n:]
+            else:
+                args = []
             results.append(self.combine(node, args))
         return results[0]
 

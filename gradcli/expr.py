@@ -138,24 +138,26 @@ class Token:
 def tokenize(text: str, locate: Callable[[int, int], Pos]) -> list[Token]:
     """Split an expression into tokens; any other character is an error at its position."""
     tokens: list[Token] = []
+    append = tokens.append
     line, line_start, i, n = 1, 0, 0, len(text)
-    match = _TOKEN.match
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            ch = text[i]
-            raise GradcliError(f"unexpected character {ch!r}", locate(line, i - line_start + 1))
+    # finditer skips characters no token matches; a gap between matches is such a character
+    for m in _TOKEN.finditer(text):
+        start = m.start()
+        if start != i:
+            break
         kind = m.lastgroup
-        tok = m.group()
+        i = m.end()
         if kind == "ws":
+            tok = m.group()
             newlines = tok.count("\n")
             if newlines:
                 line += newlines
-                line_start = i + tok.rindex("\n") + 1
+                line_start = start + tok.rindex("\n") + 1
         else:
-            tokens.append(Token(kind, tok, line, i - line_start + 1))
-        i = m.end()
-    tokens.append(Token("end", "", line, n - line_start + 1))
+            append(Token(kind, m.group(), line, start - line_start + 1))
+    if i < n:
+        raise GradcliError(f"unexpected character {text[i]!r}", locate(line, i - line_start + 1))
+    append(Token("end", "", line, n - line_start + 1))
     return tokens
 
 
@@ -215,8 +217,9 @@ class Parser:
         # atom, sequence, expression, unary, power, postfix); make room for max_depth levels
         needed = _FRAMES_PER_LEVEL * (self.max_depth + 2) + 200
         old = sys.getrecursionlimit()
-        if old < needed + _stack_depth():
-            sys.setrecursionlimit(needed + _stack_depth())
+        depth = _stack_depth()
+        if old < needed + depth:
+            sys.setrecursionlimit(needed + depth)
         try:
             node = self.expression()
         finally:

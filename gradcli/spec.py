@@ -561,7 +561,11 @@ def _expression(reader: Reader, node, what: str):
     if node.id != "scalar":
         quote = " (quote an expression that starts with '[' or '{')"
         raise reader.error(f"{what} must be an expression, got {reader.kind(node)}{quote}", node)
-    value = reader.scalar(node)
+    if node.tag == _STR:  # the common case: skip PyYAML's constructor (same value)
+        reader.spend(node)
+        value = node.value
+    else:
+        value = reader.scalar(node)
     if isinstance(value, bool) or value is None:
         raise reader.error(f"{what} must be an expression, got {reader.kind(node)}", node)
     if isinstance(value, (int, float)):
