@@ -207,14 +207,19 @@ def cli(**overrides):
     is_flag=True,
     help="Also print d output/d input as SymPy formulas in the spec's names.",
 )
-def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic):
+@click.option(
+    "--points",
+    metavar="FILE",
+    help="Evaluate many input points (JSON Lines or CSV, '-' for stdin); one JSON line each.",
+)
+def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points):
     """Values of the outputs and their gradients, cross-checked.
 
     Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
     """
     from .commands.eval import run
 
-    return run(spec, expr, at, wrt, unconnected, fmt, check, symbolic)
+    return run(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
 
 
 # --- explain (issue 3) ------------------------------------------------------------------

@@ -37,7 +37,7 @@ def _cond_forward(shape):
 _SCALAR_IN = ("float64", "bool")
 
 
-def _step(node: Node, ins: list[Node]):
+def _step(node: Node, ins: list[Node], scalar: bool = True):
     """(fn, fallback) for one node: the scalar fast path when every value is a 0-d float64.
 
     The fallback is None when fn is already the numpy forward; the executor binds the numpy
@@ -46,7 +46,7 @@ def _step(node: Node, ins: list[Node]):
     op = REGISTRY[node.op]
     if node.op == "cond":
         return _cond_forward(node.shape), None
-    if op.scalar is not None and node.shape == () and node.dtype == "float64":
+    if scalar and op.scalar is not None and node.shape == () and node.dtype == "float64":
         for n in ins:
             if n.shape != () or n.dtype not in _SCALAR_IN:
                 break
@@ -55,8 +55,14 @@ def _step(node: Node, ins: list[Node]):
     return op.fn(node.attrs), None
 
 
-def run(graph: Graph, targets, known: dict | None = None, keep: bool = False) -> dict:
-    """Values of the targets (and of every node computed, when keep=True)."""
+def run(
+    graph: Graph, targets, known: dict | None = None, keep: bool = False, scalar: bool = True
+) -> dict:
+    """Values of the targets (and of every node computed, when keep=True).
+
+    scalar=False turns the Python-float fast path off: batch evaluation feeds 0-d nodes
+    whole columns of points (a leading batch axis).
+    """
     nodes = graph.nodes
     values: dict = dict(known) if known else {}
     if not targets:
@@ -103,7 +109,7 @@ def run(graph: Graph, targets, known: dict | None = None, keep: bool = False) ->
                 args = exec_inputs(node)
             else:
                 args = node.inputs
-            fn, fallback = _step(node, [nodes[j] for j in args])
+            fn, fallback = _step(node, [nodes[j] for j in args], scalar)
             try:
                 if fallback is None and opname in ELEMENTWISE_UFUNCS and node.dtype in FLOAT_DTYPES:
                     vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use)

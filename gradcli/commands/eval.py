@@ -132,7 +132,18 @@ def warn_disagreement(report) -> None:
     sys.stderr.write(line)
 
 
-def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False) -> int:
+def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, points=None) -> int:
+    if points is not None:
+        from ..errors import GradcliError
+        from .points import run_points
+
+        if fmt not in (None, "json"):
+            raise GradcliError(f"--points writes JSON lines; --format {fmt} does not apply")
+        if symbolic:
+            raise GradcliError("--symbolic does not apply to --points")
+        if points == "-" and spec == "-":
+            raise GradcliError("SPEC and --points cannot both read standard input")
+        return run_points(load_problem(spec, expr, at, wrt, unconnected), points)
     problem = load_problem(spec, expr, at, wrt, unconnected)
     ev = evaluate(problem, keep=check != "off")  # the check reuses the forward values
     fmt = choose_format(fmt)
