@@ -156,7 +156,7 @@ class Builder:
                 return value
         if isinstance(value, Lit):
             target = dtype or ("bool" if value.value.dtype == bool else "float64")
-            if np.issubdtype(np.dtype(target), np.integer) and not _integral(value.value):
+            if target in INT_DTYPES and not _integral(value.value):
                 target = "float64"
             return self.const(value.value, target, value.pos)
         pos = getattr(value, "pos", None)
@@ -188,6 +188,11 @@ class Builder:
 
     def unify(self, values: list, pos: Pos, number=False) -> list[int]:
         """Bring tensors and literals to one dtype (see promote); number=True makes bools floats."""
+        nodes_ = self.graph.nodes
+        if all(type(v) is int for v in values):  # the common case: tensors of one float dtype
+            first = nodes_[values[0]].dtype
+            if first in FLOAT_DTYPES and all(nodes_[v].dtype == first for v in values):
+                return list(values)
         values = [self.operand(v) for v in values]
         nodes = [v for v in values if isinstance(v, int)]
         if nodes:
