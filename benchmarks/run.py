@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -33,8 +34,9 @@ FRAMEWORKS = ("torch", "jax", "tensorflow")
 
 
 class Suite:
-    def __init__(self, quick: bool, workdir: str):
+    def __init__(self, quick: bool, workdir: str, clock: str = "wall"):
         self.quick = quick
+        self.clock = clock
         self.dir = workdir
         self.procs = 1 if quick else 3  # processes per measurement
         self.reps = 2 if quick else 3  # timed repetitions inside each process
@@ -52,6 +54,7 @@ class Suite:
             env.pop(k, None)
         if threads == "1":
             env.update(SINGLE)
+        env["GRADCLI_BENCH_CLOCK"] = self.clock
         return env
 
     def workload(self, kind: str, threads: str = "1", procs: int | None = None, **args) -> dict:
@@ -80,8 +83,12 @@ class Suite:
         times = []
         for _ in range(runs):
             t = time.perf_counter()
+            before = _children_cpu()
             out = subprocess.run(argv, env=self.env(threads), capture_output=True, timeout=900)
-            times.append(time.perf_counter() - t)
+            if self.clock == "cpu":
+                times.append(_children_cpu() - before)
+            else:
+                times.append(time.perf_counter() - t)
             if out.returncode not in ok:
                 raise RuntimeError(f"{' '.join(argv)} exited {out.returncode}: {out.stderr[-500:]}")
         return times
@@ -305,6 +312,9 @@ class Suite:
         floor = statistics.median(base["times"])
         w = f"points {n:,} x 20-node spec"
         self.record(w, "numpy vectorised (floor)", base["times"])
+        io = self.workload("points-numpy-io", path=data, reps=1)
+        io_floor = statistics.median(io["times"])
+        self.record(w, "numpy + JSON I/O (floor 2)", io["times"], floor=floor)
         help_text = subprocess.run(
             [*self.gradcli, "eval", "--help"], capture_output=True, text=True
         ).stdout
@@ -319,6 +329,13 @@ class Suite:
             floor=floor,
             target=10.0,
             note="whole process: reading, evaluating and writing JSON lines",
+        )
+        self.record(
+            w,
+            "gradcli eval --points vs floor 2",
+            t,
+            floor=io_floor,
+            note="ratio to the NumPy floor that also reads and writes JSON lines",
         )
 
     def explain_check(self, name, path, eval_times):
@@ -375,6 +392,12 @@ class Suite:
             self.record(workload, fw, res["times"], floor=floor)
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def machine() -> dict:
     info = {
         "python": platform.python_version(),
@@ -402,6 +425,13 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, one process each")
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="wall-clock time (default), or process CPU time on a machine shared with other "
+        "work (meaningless for the default-threads runs, which add up every thread)",
+    )
+    parser.add_argument(
         "--only", metavar="NAMES", help="comma-separated: startup,chain,mlp,elementwise,points"
     )
     args = parser.parse_args(argv)
@@ -409,10 +439,11 @@ def main(argv=None) -> int:
     if args.only:
         names = [n for n in args.only.split(",") if n in names]
     info = machine()
+    info["clock"] = args.clock
     print("machine: " + ", ".join(f"{k}={v}" for k, v in info.items()), flush=True)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gradcli-bench-") as tmp:
-        suite = Suite(args.quick, tmp)
+        suite = Suite(args.quick, tmp, args.clock)
         for name in names:
             getattr(suite, name)()
     total = time.perf_counter() - start
