@@ -37,7 +37,7 @@ def _cond_forward(shape):
 _SCALAR_IN = ("float64", "bool")
 
 
-def _step(node: Node, ins: list[Node], scalar: bool = True):
+def _step(node: Node, args, nodes: list[Node], scalar: bool = True):
     """(fn, fallback) for one node: the scalar fast path when every value is a 0-d float64.
 
     The fallback is None when fn is already the numpy forward; the executor binds the numpy
@@ -47,7 +47,8 @@ def _step(node: Node, ins: list[Node], scalar: bool = True):
     if node.op == "cond":
         return _cond_forward(node.shape), None
     if scalar and op.scalar is not None and node.shape == () and node.dtype == "float64":
-        for n in ins:
+        for j in args:
+            n = nodes[j]
             if n.shape != () or n.dtype not in _SCALAR_IN:
                 break
         else:
@@ -73,13 +74,15 @@ def run(
         needed[t] = 1
     for i in range(top, -1, -1):
         if needed[i] and i not in values:
-            for j in exec_inputs(nodes[i]):
+            node = nodes[i]
+            for j in node.inputs if node.op != "cond" else exec_inputs(node):
                 needed[j] = 1
     order = [i for i in range(top + 1) if needed[i] and i not in values]
     last_use: dict[int, int] = {}
     if not keep:
         for i in order:
-            for j in exec_inputs(nodes[i]):
+            node = nodes[i]
+            for j in node.inputs if node.op != "cond" else exec_inputs(node):
                 last_use[j] = i
         for t in targets:
             last_use[t] = top + 1  # never freed
@@ -109,7 +112,7 @@ def run(
                 args = exec_inputs(node)
             else:
                 args = node.inputs
-            fn, fallback = _step(node, [nodes[j] for j in args], scalar)
+            fn, fallback = _step(node, args, nodes, scalar)
             try:
                 if fallback is None and opname in ELEMENTWISE_UFUNCS and node.dtype in FLOAT_DTYPES:
                     vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use)
