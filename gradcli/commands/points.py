@@ -248,23 +248,17 @@ def _texts(column, n: int) -> list[str]:
 
 def write_chunk(out, outputs: dict, gradients: dict, n: int) -> None:
     """n JSON lines {"outputs": {...}, "gradients": {...}} from columns of n values."""
+    sections = []
     parts = []
-    keys = []
-    for section, values in (("outputs", outputs), ("gradients", gradients)):
-        for k, (name, column) in enumerate(values.items()):
-            opener = f'{{"{section}":{{' if k == 0 else ","
-            if section == "gradients" and k == 0:
-                opener = '},"gradients":{'
-            keys.append(f"{opener}{json.dumps(name)}:")
+    for values in (outputs, gradients):
+        fields = []
+        for name, column in values.items():
+            fields.append(json.dumps(name).replace("%", "%%") + ":%s")
             parts.append(_texts(column, n))
-    if not gradients:
-        keys.append('},"gradients":{')
-        parts.append([""] * n)
-    template_tail = "}}\n"
-    lines = []
-    for row in zip(*parts):
-        lines.append("".join(k + v for k, v in zip(keys, row)) + template_tail)
-    out.write("".join(lines))
+        sections.append(",".join(fields))
+    # one %-template per line: C-level formatting, several times faster than joining pieces
+    template = '{"outputs":{' + sections[0] + '},"gradients":{' + sections[1] + "}}\n"
+    out.write("".join([template % row for row in zip(*parts)]))
 
 
 def _stack(rows: list[dict]) -> tuple[dict, dict]:
