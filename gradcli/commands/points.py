@@ -61,6 +61,12 @@ class Reader:
         self.inputs = inputs  # name -> input Node
         self.csv_hint = csv_hint
         self.chars = 0  # characters read so far, for the progress bar
+        # 0-d float64 inputs: a JSON float is already a valid value for them
+        self.scalars = {
+            name: node.id
+            for name, node in inputs.items()
+            if node.shape == () and node.dtype == "float64"
+        }
 
     def error(self, line: int, message: str, col: int = 1) -> PointError:
         return PointError(message, Pos(self.label, line, col))
@@ -105,7 +111,12 @@ class Reader:
         if not isinstance(obj, dict):
             raise self.error(lineno, 'expected a JSON object of input values, e.g. {"x": 1.5}')
         point = {}
+        scalars = self.scalars
         for name, value in obj.items():
+            i = scalars.get(name)
+            if i is not None and type(value) is float:  # the common case, checked in full below
+                point[i] = value
+                continue
             node = self.inputs.get(name)
             if node is None:
                 raise self.error(lineno, f"there is no input named '{name}'{self._names()}")
