@@ -127,16 +127,17 @@ def test_non_finite_values_are_strings_and_unconnected_gradients_null(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "text, line, message",
+    "text, line, message, before",
     [
-        ('{"a": 1}\n{"a": 2}\n{"a": 3,\n{"a": 4}\n', 3, "not valid JSON"),
-        ('{"a": 1}\n\n[1, 2]\n', 3, "expected a JSON object"),
-        ('{"a": 1}\n{"z": 1}\n', 2, "there is no input named 'z'"),
-        ('{"a": 1}\n{"a": [1, 2]}\n', 2, "input 'a' has shape []"),
-        ('{"a": 1}\n{"a": null}\n', 2, "expected a number"),
+        ('{"a": 1}\n{"a": 2}\n{"a": 3,\n{"a": 4}\n', 3, "not valid JSON", 2),
+        ('{"a": 1}\n\n[1, 2]\n', 3, "expected a JSON object", 1),
+        ('{"a": 1}\n{"z": 1}\n', 2, "there is no input named 'z'", 1),
+        ('{"a": 1}\n{"a": [1, 2]}\n', 2, "input 'a' has shape []", 1),
+        ('{"a": 1}\n{"a": null}\n', 2, "expected a number", 1),
+        ('{"a": 1e400}\n{"a": 1' + "0" * 400 + "}\n", 2, "too large for float64", 1),
     ],
 )
-def test_a_malformed_line_is_one_error_with_its_line_number(tmp_path, text, line, message):
+def test_a_malformed_line_is_one_error_with_its_line_number(tmp_path, text, line, message, before):
     spec = write(tmp_path, "s.yaml", EXACT_SPEC)
     path = write(tmp_path, "p.jsonl", text)
     res = invoke("eval", spec, "--points", path)
@@ -144,6 +145,8 @@ def test_a_malformed_line_is_one_error_with_its_line_number(tmp_path, text, line
     assert res.stderr.count("\n") == 1
     assert res.stderr.startswith(f"gradcli: error: {path}:{line}:")
     assert message in res.stderr
+    # the points before the malformed line have been written
+    assert len(res.stdout.splitlines()) == before
 
 
 def test_a_malformed_csv_row_names_its_line(tmp_path):

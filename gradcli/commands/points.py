@@ -192,7 +192,12 @@ class Reader:
     def _value(self, lineno: int, node, value):
         """A point's value for an input: checked against the input's shape and dtype."""
         if node.shape == () and node.dtype == "float64" and type(value) in (float, int):
-            return float(value)  # the common case
+            try:
+                return float(value)  # the common case
+            except OverflowError:  # a JSON integer beyond float64
+                raise self.error(
+                    lineno, f"input '{node.name}': a number is too large for float64"
+                ) from None
         if isinstance(value, str) and value.strip().lower() in _NONFINITE:
             value = _NONFINITE[value.strip().lower()]
         what = f"input '{node.name}'"
@@ -200,6 +205,8 @@ class Reader:
             raise self.error(lineno, f"{what}: expected a number or a list of numbers")
         try:
             arr = np.array(value, dtype=float)
+        except OverflowError:
+            raise self.error(lineno, f"{what}: a number is too large for float64") from None
         except (ValueError, TypeError):
             raise self.error(lineno, f"{what}: not a rectangular list of numbers") from None
         if arr.shape != node.shape:
@@ -324,8 +331,8 @@ def run_points(problem, path: str) -> int:
     progress = Progress(size)
     out = sys.stdout
     count = 0
+    chunk: list[dict] = []
     try:
-        chunk: list[dict] = []
         for _, point in reader:
             chunk.append(point)
             if len(chunk) >= CHUNK:
@@ -333,12 +340,16 @@ def run_points(problem, path: str) -> int:
                 count += len(chunk)
                 chunk = []
                 progress.update(reader.chars, count)
-        if chunk:
+    except PointError:
+        if chunk:  # the points before the malformed line are written, then the error
             _flush(batch, chunk, out, evaluate_columns, evaluate_point)
+        raise
     finally:
         progress.close()
         if stream is not sys.stdin:
             stream.close()
+    if chunk:
+        _flush(batch, chunk, out, evaluate_columns, evaluate_point)
     return 0
 
 
