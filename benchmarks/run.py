@@ -78,13 +78,15 @@ class Suite:
                     merged.setdefault(key, []).append(value)
         return merged
 
-    def wall(self, argv: list[str], runs: int, threads: str = "1", ok=(0,)) -> list[float]:
+    def wall(
+        self, argv: list[str], runs: int, threads: str = "1", ok=(0,), timeout: float = 900
+    ) -> list[float]:
         """Wall-clock seconds of whole-process runs of argv."""
         times = []
         for _ in range(runs):
             t = time.perf_counter()
             before = _children_cpu()
-            out = subprocess.run(argv, env=self.env(threads), capture_output=True, timeout=900)
+            out = subprocess.run(argv, env=self.env(threads), capture_output=True, timeout=timeout)
             if self.clock == "cpu":
                 times.append(_children_cpu() - before)
             else:
@@ -221,7 +223,9 @@ class Suite:
         )
         self.record(f"chain {n:,} nodes", "gradcli parse spec", eng["parse"])
         self.record(f"chain {n:,} nodes", "gradcli build graph", eng["build"])
-        ends = self.wall([*self.gradcli, "eval", path, "--format", "json"], self.procs)
+        ends = self.wall(
+            [*self.gradcli, "eval", path, *self.no_check(), "--format", "json"], self.procs
+        )
         self.record(
             f"chain {n:,} nodes",
             "gradcli eval end-to-end",
@@ -277,7 +281,10 @@ class Suite:
                     sizes=list(sizes),
                 )
                 if dtype == "float64" and threads == "1":
-                    ends = self.wall([*self.gradcli, "eval", path, "--format", "json"], self.procs)
+                    ends = self.wall(
+                        [*self.gradcli, "eval", path, *self.no_check(), "--format", "json"],
+                        self.procs,
+                    )
                     self.explain_check("mlp", path, ends)
 
     def elementwise(self):
@@ -359,7 +366,17 @@ class Suite:
             self.skip(f"{name} check", "gradcli check", "no check command")
             return
         method = "fd" if name == "mlp" else "auto"
-        t = self.wall([*self.gradcli, "check", path, "--method", method], 1, ok=(0, 1))
+        limit = 60 if self.quick else 300
+        try:
+            t = self.wall(
+                [*self.gradcli, "check", path, "--method", method], 1, ok=(0, 1), timeout=limit
+            )
+        except subprocess.TimeoutExpired:
+            self.skip(f"{name} check --method {method}", "gradcli check", f"over {limit} s")
+            return
+        except RuntimeError as exc:
+            self.skip(f"{name} check --method {method}", "gradcli check", str(exc)[:200])
+            return
         self.record(
             f"{name} check --method {method}",
             "gradcli check",
@@ -367,6 +384,15 @@ class Suite:
             floor=ev,
             note="floor here = gradcli eval of the same spec; cost documented",
         )
+
+    def no_check(self) -> list[str]:
+        """`--check off` when this gradcli's eval cross-checks by default (timed without it)."""
+        if not hasattr(self, "_no_check"):
+            text = subprocess.run(
+                [*self.gradcli, "eval", "--help"], capture_output=True, text=True
+            ).stdout
+            self._no_check = ["--check", "off"] if "--check" in text else []
+        return self._no_check
 
     def commands(self) -> set[str]:
         """The command names `gradcli --help` lists."""
