@@ -151,9 +151,11 @@ def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, poi
     checked = report if check != "off" else None
     if fmt == "json":
         doc = document(ev, explanations(ev))
-        from ..checkview import document as check_document
+        doc["check"] = None
+        if checked is not None:  # checkview (and check) stay unimported with --check off
+            from ..checkview import document as check_document
 
-        doc["check"] = None if checked is None else check_document(checked)
+            doc["check"] = check_document(checked)
         if symbolic:
             from ..checkview import formulas_document
 

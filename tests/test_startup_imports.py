@@ -1,0 +1,35 @@
+"""The fast paths import nothing heavy: sympy and the check modules stay out of
+`gradcli --help` and `gradcli eval --check off` (the startup target of benchmarks/run.py)."""
+
+import subprocess
+import sys
+
+from helpers import spec
+
+SCRIPT = (
+    "import sys\n"
+    "from gradcli.cli import cli\n"
+    "cli.main(sys.argv[1:], prog_name='gradcli', standalone_mode=False)\n"
+    "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'sympy' or m in "
+    "('gradcli.check', 'gradcli.checkview', 'gradcli.finite', 'rich.table'))\n"
+    "print('HEAVY', heavy, file=sys.stderr)\n"
+)
+
+
+def loaded(*args):
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, *args], capture_output=True, text=True, timeout=120
+    )
+    line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY")]
+    assert line, out.stderr
+    return line[0]
+
+
+def test_eval_check_off_json_imports_no_sympy_and_no_check():
+    assert loaded("eval", spec("quadratic.yaml"), "--check", "off", "--format", "json") == (
+        "HEAVY []"
+    )
+
+
+def test_help_imports_no_sympy():
+    assert loaded("--help") == "HEAVY []"
