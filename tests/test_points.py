@@ -201,3 +201,20 @@ def test_a_million_points_stream_in_bounded_memory(tmp_path):
     assert (lines_small, lines_big) == (1000, 1_000_000)
     # holding the points (or the output) in memory would take several hundred MiB
     assert rss_big - rss_small < 64 * 1024, (rss_small, rss_big)
+
+
+def test_a_closed_pipe_ends_the_run_quietly_with_status_0(tmp_path):
+    spec = write(tmp_path, "s.yaml", EXACT_SPEC)
+    data = write(tmp_path, "p.jsonl", "".join(f'{{"a": {i / 7!r}}}\n' for i in range(50_000)))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gradcli", "eval", spec, "--points", data],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first = proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    code = proc.wait(timeout=120)
+    assert json.loads(first)["outputs"]["f"] == pytest.approx(
+        math.sqrt(0 + 1.5 * 1.5 + 1) * 0 - 1.5 / 2 + 4.5
+    )
+    assert (code, proc.stderr.read()) == (0, b"")

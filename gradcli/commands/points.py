@@ -321,7 +321,7 @@ class Progress:
 
 def run_points(problem, path: str) -> int:
     """Evaluate every point in FILE and write one JSON line per point to stdout."""
-    from ..batch import evaluate_columns, evaluate_point, prepare
+    from ..batch import prepare
 
     batch = prepare(problem)
     graph = problem.graph
@@ -329,7 +329,32 @@ def run_points(problem, path: str) -> int:
     stream, label, size = open_points(path)
     reader = Reader(stream, label, inputs, True if path.endswith(".csv") else None)
     progress = Progress(size)
-    out = sys.stdout
+    try:
+        _run(reader, batch, sys.stdout, progress)
+    except BrokenPipeError:
+        # the reader of stdout has gone (`| head`): stop quietly with status 0, as the CLI
+        # promises; click would turn an EPIPE inside a command into exit 1
+        _silence_stdout()
+        return 0
+    finally:
+        progress.close()
+        if stream is not sys.stdin:
+            stream.close()
+    return 0
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _run(reader, batch, out, progress) -> None:
+    """Read, evaluate and write chunk by chunk."""
+    from ..batch import evaluate_columns, evaluate_point
+
     count = 0
     chunk: list[dict] = []
     try:
@@ -344,13 +369,9 @@ def run_points(problem, path: str) -> int:
         if chunk:  # the points before the malformed line are written, then the error
             _flush(batch, chunk, out, evaluate_columns, evaluate_point)
         raise
-    finally:
-        progress.close()
-        if stream is not sys.stdin:
-            stream.close()
     if chunk:
         _flush(batch, chunk, out, evaluate_columns, evaluate_point)
-    return 0
+    out.flush()
 
 
 def _flush(batch, chunk: list[dict], out, evaluate_columns, evaluate_point) -> None:
