@@ -54,7 +54,8 @@ CONNECTED = "connected"
 PARTIALLY_ZERO = "partially_zero"
 ZERO = "zero"
 UNCONNECTED = "unconnected"
-STATUSES = (CONNECTED, PARTIALLY_ZERO, ZERO, UNCONNECTED)
+NON_FINITE = "non_finite"  # the gradient or the output holds NaN or Inf (nonfinite.py)
+STATUSES = (CONNECTED, PARTIALLY_ZERO, ZERO, UNCONNECTED, NON_FINITE)
 MAX_PATHS = 10  # distinct paths listed per pair
 PATH_TRIES = 40  # causes whose path is traced (each trace walks a path: keep it bounded)
 
@@ -73,6 +74,7 @@ class Cause:
     path: int | None = None
     location: Pos | None = None
     node_id: int | None = None
+    extra: dict = field(default_factory=dict)  # kind-specific fields (non_finite: origin...)
 
     def document(self) -> dict:
         """The cause as JSON data."""
@@ -85,6 +87,7 @@ class Cause:
             "elements": self.elements,
             "path": self.path,
             "location": str(self.location) if self.location is not None else None,
+            **self.extra,
         }
 
 
@@ -194,6 +197,7 @@ class Analysis:
             self._cuts(pair, x)
         else:
             self._connected(pair, x)
+            self._non_finite(pair, x)
         pair.reason = reason(pair)
         return pair
 
@@ -293,6 +297,37 @@ class Analysis:
         for cut in sweep.cuts():
             if not cut.control:
                 self._add_cut(pair, sweep, cut)
+
+    def _non_finite(self, pair: Pair, x: int) -> None:
+        """NaN/Inf in the outputs or in dy/dx: status non_finite, origins first among the causes."""
+        from .nonfinite import Diagnosis
+
+        found = Diagnosis(self.graph, self.values, self.grads.adjoints).pair(
+            self.outputs, self.results[x]
+        )
+        if not found:
+            return
+        pair.status = NON_FINITE
+        causes = []
+        for o in found:
+            node = self.graph[o.node]
+            name = self.entry_of(o.node)
+            extra = {"origin": o.origin, "indices": o.indices, "fix": o.fix}
+            causes.append(
+                Cause(
+                    NON_FINITE,
+                    name,
+                    self.line_of(name),
+                    f"{o.origin}: {o.detail}",
+                    o.summary,
+                    node.op,
+                    elements=o.count,
+                    location=node.pos,
+                    node_id=o.node,
+                    extra=extra,
+                )
+            )
+        pair.causes[:0] = causes
 
     def _grad_ys_pos(self, name: str) -> Pos | None:
         found = self.problem.spec.grad_ys.get(name)

@@ -315,6 +315,10 @@ def reason(pair) -> str | None:
     """One plain-language line saying why a pair is None or (partly) zero; None if it is fine."""
     if pair.status == "connected" or not pair.causes:
         return None
+    if pair.status == "non_finite":
+        from .nonfinite import reason as non_finite_reason
+
+        return non_finite_reason(pair)
     x, y, causes = pair.input, pair.output, pair.causes
     first = causes[0]
     if pair.status == "unconnected":

@@ -32,7 +32,7 @@ def explanations(ev: Evaluation) -> dict:
     return {graph[x].name: pair for x, pair in explain_sum(ev.problem, need).items()}
 
 
-def document(ev: Evaluation, why: dict | None = None) -> dict:
+def document(ev: Evaluation, why: dict | None = None, warnings: list | None = None) -> dict:
     """The JSON document of an evaluation (the scripting interface, schema 1)."""
     graph = ev.problem.graph
     outputs = {
@@ -60,6 +60,7 @@ def document(ev: Evaluation, why: dict | None = None) -> dict:
         "outputs": outputs,
         "gradients": grads,
         "unconnected": ev.problem.unconnected,
+        "warnings": warnings or [],
     }
 
 
@@ -149,8 +150,14 @@ def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, poi
     fmt = choose_format(fmt)
     report = cross_check(ev, check, symbolic)
     checked = report if check != "off" else None
+    from ..nonfinite import warnings
+
+    found = warnings(ev)  # NaN/Inf origins; the exit status stays 0
+    if fmt != "json":
+        for warning in found:
+            print(f"gradcli: warning: {warning['message']}", file=sys.stderr)
     if fmt == "json":
-        doc = document(ev, explanations(ev))
+        doc = document(ev, explanations(ev), found)
         doc["check"] = None
         if checked is not None:  # checkview (and check) stay unimported with --check off
             from ..checkview import document as check_document

@@ -1,0 +1,464 @@
+"""Where a NaN or Inf comes from: forward origins and gradient origins (numpy only).
+
+A node is a *source* of non-finite values at the elements where its value is NaN or
+±Inf although every operand it reads is finite there (for elementwise ops, element by
+element with broadcasting; for other ops, when every operand is finite everywhere).
+Spec inputs and constants holding NaN or Inf are sources too.
+
+- Forward origin: the first source, in evaluation order, among the non-finite forward
+  nodes an output inherits its NaN/Inf from (`log(0)`, `0/0`, `sqrt(-1)`, `exp(1000)`).
+- Gradient origin: the sources among the non-finite nodes a gradient inherits from. A
+  gradient node (built by the rule of forward node F, its `origin`) or a non-finite
+  forward value read by F's rule is classified:
+  - `where_trap`: the upstream gradient reaching F is 0 at those elements because a
+    `where` (or maximum, minimum, clip, relu) passes F no gradient there, and
+    0 * inf = nan: F's value was masked away, its derivative was not;
+  - `propagated`: the rule read a non-finite forward value (named with its forward origin);
+  - `singular_derivative`: F's local derivative is infinite or undefined at the point
+    itself (`sqrt` at 0, `log` at 0, `x**0.5` at 0);
+  - `overflow`: gradient arithmetic on finite, non-singular values overflowed.
+
+The walks are loops over node ids (topological order); nothing recurses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .executor import exec_inputs, run
+from .graph import Graph, is_float
+from .ops import REGISTRY, ZERO_GRAD
+from .source import _number, expression
+
+NON_FINITE = "non_finite"
+FORWARD = "forward"
+WHERE_TRAP = "where_trap"
+SINGULAR = "singular_derivative"
+PROPAGATED = "propagated"
+OVERFLOW = "overflow"
+ORIGINS = (WHERE_TRAP, SINGULAR, PROPAGATED, OVERFLOW, FORWARD)
+MAX_INDICES = 10  # element indices listed per origin
+# forward ops that pass the upstream gradient only where they select an operand
+MASKING = {"where", "maximum", "minimum", "clip", "relu"}
+# ops whose non-finite result from finite operands is an overflow, not a pole
+OVERFLOWING = {
+    "add", "sub", "mul", "mul_no_nan", "neg", "exp", "square", "sum", "mean", "prod",
+    "cumsum", "cumprod", "matmul", "tanh_grad", "sigmoid_grad", "relu_grad", "broadcast_to",
+    "logsumexp", "softplus", "pow",
+}  # fmt: skip
+
+
+@dataclass
+class Origin:
+    """Where a NaN/Inf was born (see the module docstring)."""
+
+    origin: str  # one of ORIGINS
+    node: int  # the forward node named: F for gradient origins, the source for forward ones
+    culprit: int  # the node whose value became non-finite (a gradient or forward node)
+    indices: list[list[int]]  # element indices of the culprit (at most MAX_INDICES)
+    count: int  # how many of the culprit's elements became non-finite
+    detail: str = ""
+    summary: str = ""
+    mask: int | None = None  # the where (or other masking op) of a where trap
+    fix: str | None = None  # a safe rewrite, for where traps
+    source: Origin | None = field(default=None, repr=False)  # forward origin of `propagated`
+
+
+def non_finite(value) -> np.ndarray:
+    """Boolean mask of the NaN and ±Inf elements (all False for integer and bool values)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fc":
+        return np.zeros(arr.shape, bool)
+    return ~np.isfinite(arr)
+
+
+def has_non_finite(value) -> bool:
+    """True when a value holds a NaN or an Inf."""
+    return value is not None and bool(np.any(non_finite(value)))
+
+
+class Diagnosis:
+    """Finds origins in one graph, from the executor's values (computed as needed)."""
+
+    def __init__(self, graph: Graph, values: dict, adjoints: dict | None = None):
+        self.graph = graph
+        self.values = values
+        self.adjoints = adjoints or {}
+
+    # --- values ----------------------------------------------------------------------
+    def value(self, i: int) -> np.ndarray:
+        if i not in self.values:
+            self.values.update(run(self.graph, [i], known=self.values, keep=True))
+        return np.asarray(self.values[i])
+
+    def bad(self, i: int) -> np.ndarray:
+        node = self.graph[i]
+        if not is_float(node.dtype):
+            return np.zeros(node.shape, bool)
+        return np.broadcast_to(non_finite(self.value(i)), node.shape)
+
+    def fresh(self, i: int) -> np.ndarray:
+        """Elements of node i that are non-finite although its operands are finite there."""
+        node = self.graph[i]
+        bad = self.bad(i)
+        if node.op in ("input", "const") or not bad.any():
+            return bad
+        if node.op in ("cond", "custom", "identity"):
+            return np.zeros(node.shape, bool)  # passes a value through
+        ins = exec_inputs(node)
+        if REGISTRY[node.op].elementwise:
+            inherited = np.zeros(node.shape, bool)
+            for j in ins:
+                inherited |= np.broadcast_to(self.bad(j), node.shape)
+            return bad & ~inherited
+        if any(self.bad(j).any() for j in ins):
+            return np.zeros(node.shape, bool)
+        return bad
+
+    def chain(self, start: int) -> list[int]:
+        """The non-finite nodes start inherits from (itself included), in id order."""
+        marked = {start}
+        for i in range(start, -1, -1):
+            if i in marked:
+                for j in exec_inputs(self.graph[i]):
+                    if self.bad(j).any():
+                        marked.add(j)
+        return sorted(marked)
+
+    # --- forward ----------------------------------------------------------------------
+    def forward_origin(self, y: int) -> Origin | None:
+        """The first source (in evaluation order) of the non-finite elements of node y."""
+        if not self.bad(y).any():
+            return None
+        for i in self.chain(y):
+            if self.graph[i].kind == "gradient":
+                continue
+            fresh = self.fresh(i)
+            if fresh.any():
+                origin = Origin(FORWARD, i, i, *_indices(fresh))
+                self._describe_forward(origin, fresh)
+                return origin
+        return None
+
+    def pair(self, outputs: list[int], result) -> list[Origin]:
+        """Forward origins of the outputs' NaN/Inf, then the gradient's own origins."""
+        found = [o for o in (self.forward_origin(y) for y in outputs) if o is not None]
+        return found + self.gradient_origins(result)
+
+    # --- gradients --------------------------------------------------------------------
+    def gradient_origins(self, result) -> list[Origin]:
+        """The sources of the non-finite elements of a gradient node, first first."""
+        if not isinstance(result, int) or not self.bad(result).any():
+            return []
+        found: list[Origin] = []
+        seen: set = set()
+        nodes = self.graph.nodes
+        if nodes[result].kind != "gradient":
+            # a rule returned a forward value itself (exp's gradient is exp(x) times 1)
+            self._classify(found, seen, result, result, self.bad(result))
+            return found
+        for m in self.chain(result):
+            node = nodes[m]
+            if node.kind != "gradient":
+                continue
+            fresh = self.fresh(m)
+            for j in exec_inputs(node):
+                if nodes[j].kind != "gradient" and self.bad(j).any():
+                    # a non-finite forward value read by a gradient rule
+                    reads = self.bad(m) & np.broadcast_to(self.bad(j), node.shape)
+                    if reads.any():
+                        self._classify(found, seen, m, j, reads)
+            if fresh.any():
+                self._classify(found, seen, m, None, fresh)
+        return found
+
+    def _classify(self, found, seen, m: int, forward: int | None, elements) -> None:
+        node = self.graph[m]
+        f = node.origin if node.origin is not None else m
+        mask = self.masked_by(f, m, elements)
+        if mask is not None:
+            kind = WHERE_TRAP
+        elif forward is not None:
+            kind = PROPAGATED
+        elif node.op in OVERFLOWING and not self._pole(m, elements):
+            kind = OVERFLOW
+        else:
+            kind = SINGULAR
+        key = (kind, f, forward)
+        if key in seen:
+            return
+        seen.add(key)
+        culprit = forward if forward is not None else m
+        shown = elements
+        if forward is not None:
+            shown = self.bad(forward)
+        origin = Origin(kind, f, culprit, *_indices(shown), mask=mask)
+        if kind == PROPAGATED:
+            origin.source = self.forward_origin(forward)
+        self._describe_gradient(origin, m, elements, shown)
+        found.append(origin)
+
+    def _pole(self, m: int, elements) -> bool:
+        """True when a pow's non-finite elements come from a zero base (x**-0.5 at 0)."""
+        node = self.graph[m]
+        if node.op != "pow":
+            return False
+        base = np.broadcast_to(self.value(node.inputs[0]), node.shape)
+        return bool(np.any(base[elements] == 0))
+
+    def masked_by(self, f: int, m: int, elements) -> int | None:
+        """The forward node (where, relu, ...) whose unselected side zeroes F's upstream gradient.
+
+        Follows the zero backwards from F's adjoint through elementwise gradient nodes of
+        F's shape, to a gradient node built by a masking op's rule that selects zero there.
+        """
+        g = self.adjoints.get(f)
+        graph = self.graph
+        if g is None or g is ZERO_GRAD or graph[m].shape != graph[f].shape:
+            return None
+        shape = graph[f].shape
+        stack = [g]
+        visited = set()
+        while stack:
+            n = stack.pop()
+            if n in visited:
+                continue
+            visited.add(n)
+            node = graph[n]
+            value = np.broadcast_to(self.value(n), shape)
+            if node.kind != "gradient" or not np.all(value[elements] == 0):
+                continue
+            origin = graph[node.origin] if node.origin is not None else None
+            if origin is not None and origin.op in MASKING and node.op in ("where", "relu_grad"):
+                if node.op == "where":
+                    selects = np.broadcast_to(self.value(node.inputs[0]), shape)[elements]
+                    zero_side = 2 if graph[node.inputs[2]].op == "const" else 1
+                    passes = node.inputs[1] if zero_side == 2 else node.inputs[2]
+                    masked = ~selects if zero_side == 2 else selects
+                else:
+                    out = np.broadcast_to(self.value(node.inputs[1]), shape)[elements]
+                    masked, passes = ~(out > 0), node.inputs[0]
+                if np.all(masked):
+                    return origin.id
+                stack.append(passes)
+                continue
+            if REGISTRY[node.op].elementwise:
+                for j in node.inputs:
+                    if graph[j].kind == "gradient" and _broadcasts(graph[j].shape, shape):
+                        stack.append(j)
+        return None
+
+    # --- words ------------------------------------------------------------------------
+    def text(self, i: int) -> str:
+        node = self.graph[i]
+        return expression(self.graph, i, depth=2) if node.op != "input" else node.name
+
+    def entry(self, i: int) -> str:
+        node = self.graph[i]
+        return node.entry or node.name or node.label
+
+    def operands(self, i: int, elements) -> str:
+        """'x - 1 = 0' for the float operands of node i at the first of the elements."""
+        node = self.graph[i]
+        first = tuple(np.argwhere(elements)[0]) if node.shape else ()
+        parts = []
+        for j in node.inputs:
+            n = self.graph[j]
+            if n.op == "const" or not is_float(n.dtype):
+                continue
+            v = np.broadcast_to(self.value(j), node.shape)[first]
+            parts.append(f"{self.text(j)} = {_number(v)}")
+        return ", ".join(dict.fromkeys(parts))
+
+    def _describe_forward(self, origin: Origin, fresh) -> None:
+        i = origin.node
+        node = self.graph[i]
+        at = _at(origin)
+        value = _values(self.value(i), fresh)
+        if node.op == "input":
+            origin.detail = f"the input {node.name} holds {value}{at}"
+        elif node.op == "const":
+            origin.detail = f"the constant {self.text(i)} is {value}{at}"
+        else:
+            args = self.operands(i, fresh)
+            overflow = node.op in OVERFLOWING and not self._pole(i, fresh)
+            how = "overflows to" if overflow and "nan" not in value else "gives"
+            origin.detail = f"{self.text(i)} {how} {value}{at}" + (f" ({args})" if args else "")
+        origin.summary = (
+            f"the input {node.name} is {value}"
+            if node.op == "input"
+            else f"{self.text(i)} in {self.entry(i)} is {value}"
+        )
+
+    def _describe_gradient(self, origin: Origin, m: int, elements, shown) -> None:
+        f = origin.node
+        text, at = self.text(f), _at(origin)
+        args = self.operands(f, np.broadcast_to(elements, self.graph[f].shape))
+        local = _values(self.value(origin.culprit), shown)  # the culprit's own value
+        gradient = _values(self.value(m), elements)
+        if origin.origin == WHERE_TRAP:
+            mask = origin.mask
+            origin.fix = self.fix(mask, f)
+            masked = f"{self.text(mask)} in {self.entry(mask)} passes no gradient to {text}{at}"
+            origin.detail = (
+                f"{masked}, but the derivative of {text} there is {local}"
+                + (f" ({args})" if args else "")
+                + f" and 0 * {local} = nan"
+                + (f"; make the unselected side safe: {origin.fix}" if origin.fix else "")
+            )
+            origin.summary = (
+                f"a where trap: {self.text(mask)} in {self.entry(mask)} masks {text} away"
+                f"{at}, but not its infinite derivative"
+            )
+        elif origin.origin == PROPAGATED:
+            src = origin.source
+            read = self.text(origin.culprit)
+            value = _values(self.value(origin.culprit), self.bad(origin.culprit))
+            origin.detail = (
+                f"the gradient of {text} is {gradient}{at} because it reads the forward value "
+                f"{read} = {value}" + (f"; forward origin: {src.detail}" if src else "")
+            )
+            origin.summary = f"the gradient of {text} in {self.entry(f)} reads {read} = {value}"
+        elif origin.origin == SINGULAR:
+            origin.detail = f"the derivative of {text} is {local} at the point itself{at}" + (
+                f" ({args})" if args else ""
+            )
+            origin.summary = f"the derivative of {text} in {self.entry(f)} is {local}"
+        else:
+            origin.detail = (
+                f"the gradient of {text} overflows to {local}{at}: {self.text(m)} of finite values"
+            )
+            origin.summary = f"the gradient of {text} in {self.entry(f)} overflows"
+
+    def fix(self, mask: int, f: int) -> str | None:
+        """where(c, log(where(c, x, 1)), 0) for a where trap whose side is F itself."""
+        graph = self.graph
+        w = graph[mask]
+        fn = graph[f]
+        if w.op != "where" or f not in w.inputs[1:] or not fn.inputs:
+            return None
+        slot = 1 if w.inputs[1] == f else 2
+        arg = fn.inputs[1] if fn.op == "div" else fn.inputs[0]
+        cond = self.text(w.inputs[0])
+        a = self.text(arg)
+        safe = f"where({cond}, {a}, 1)" if slot == 1 else f"where({cond}, 1, {a})"
+        alone = rf"(?<![\w.]){re.escape(a)}(?![\w.])"
+        inner, found = re.subn(alone, safe, self.text(f), count=1)
+        if not found:
+            return None
+        sides = [self.text(w.inputs[1]), self.text(w.inputs[2])]
+        sides[slot - 1] = inner
+        return f"where({cond}, {sides[0]}, {sides[1]})"
+
+
+def _broadcasts(small: tuple, shape: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(small, shape) == shape
+    except ValueError:
+        return False
+
+
+def _indices(mask) -> tuple[list[list[int]], int]:
+    where = np.argwhere(mask)
+    return [[int(k) for k in row] for row in where[:MAX_INDICES]], len(where)
+
+
+def _at(origin: Origin) -> str:
+    """' at element [1]', ' at elements [0], [2]', '' for a scalar."""
+    if origin.indices == [[]]:
+        return ""
+    shown = ", ".join(str(ix) for ix in origin.indices)
+    more = origin.count - len(origin.indices)
+    tail = f" and {more} more" if more > 0 else ""
+    return f" at element{'s' * (origin.count != 1)} {shown}{tail}"
+
+
+def _values(value, mask) -> str:
+    """'nan', '-inf', 'inf and nan': the non-finite values at the masked elements."""
+    arr = np.broadcast_to(np.asarray(value), np.shape(mask))[mask]
+    kinds = dict.fromkeys(_number(v) for v in arr if not np.isfinite(v))
+    return " and ".join(sorted(kinds, key=["-inf", "inf", "nan"].index))
+
+
+def reason(pair) -> str:
+    """The one-line reason of a pair whose output or gradient holds NaN or Inf."""
+    causes = [c for c in pair.causes if c.kind == NON_FINITE]
+    kinds = {c.extra.get("origin") for c in causes}
+    head = f"d{pair.output}/d{pair.input} holds NaN or Inf"
+    if kinds == {FORWARD}:
+        head = f"{pair.output} holds NaN or Inf"
+    text = f"{head}: " + "; ".join(c.summary for c in causes[:3])
+    if len(causes) > 3:
+        text += f"; and {len(causes) - 3} more"
+    return text
+
+
+def warnings(ev) -> list[dict]:
+    """One warning per output or gradient of an Evaluation that holds NaN or Inf.
+
+    Re-evaluates with every value kept (only when something is non-finite), so the cheap
+    path of `gradcli eval` is unchanged.
+    """
+    bad_outputs = [n for n, v in ev.outputs.items() if has_non_finite(v)]
+    bad_grads = [n for n, v in ev.gradients.items() if has_non_finite(v)]
+    if not bad_outputs and not bad_grads:
+        return []
+    from .engine import evaluate
+    from .source import entry_line
+
+    problem = ev.problem
+    graph = problem.graph
+    full = evaluate(problem, keep=True, record=True)
+    diagnosis = Diagnosis(graph, full.values, full.grads.adjoints)
+    results = dict(zip(problem.wrt, full.grads.results))
+    found: list[dict] = []
+    for what, names in (("output", bad_outputs), ("gradient", bad_grads)):
+        for name in names:
+            i = graph.names[name]
+            if what == "output":
+                value = full.outputs[name]
+                origins = [o for o in [diagnosis.forward_origin(i)] if o is not None]
+            else:
+                value = full.gradients[name]
+                origins = diagnosis.gradient_origins(results[i])
+            mask = non_finite(value)
+            at = _at(Origin("", i, i, *_indices(mask)))
+            entries = []
+            for o in origins:
+                entry = diagnosis.entry(o.node)
+                entries.append(
+                    {
+                        "origin": o.origin,
+                        "node": entry,
+                        "line": entry_line(problem, entry),
+                        "op": graph[o.node].op,
+                        "elements": o.count,
+                        "indices": o.indices,
+                        "detail": o.detail,
+                        "fix": o.fix,
+                    }
+                )
+            said = "; ".join(
+                f"{_label(e['origin'])} at {e['node']}"
+                + (f" (line {e['line']})" if e["line"] is not None else "")
+                + f": {e['detail']}"
+                for e in entries
+            )
+            message = f"{what} {name} is {_values(value, mask)}{at}" + (f": {said}" if said else "")
+            found.append(
+                {
+                    "kind": NON_FINITE,
+                    "what": what,
+                    "name": name,
+                    "message": message,
+                    "origins": entries,
+                }
+            )
+    return found
+
+
+def _label(origin: str) -> str:
+    return "forward origin" if origin == FORWARD else origin
