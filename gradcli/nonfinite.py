@@ -109,7 +109,7 @@ class Diagnosis:
         if node.op in ("cond", "custom", "identity"):
             return np.zeros(node.shape, bool)  # passes a value through
         ins = exec_inputs(node)
-        if REGISTRY[node.op].elementwise:
+        if _elementwise(node):
             inherited = np.zeros(node.shape, bool)
             for j in ins:
                 inherited |= np.broadcast_to(self.bad(j), node.shape)
@@ -168,7 +168,9 @@ class Diagnosis:
             for j in exec_inputs(node):
                 if nodes[j].kind != "gradient" and self.bad(j).any():
                     # a non-finite forward value read by a gradient rule
-                    reads = self.bad(m) & np.broadcast_to(self.bad(j), node.shape)
+                    reads = self.bad(m)
+                    if _elementwise(node) and _broadcasts(nodes[j].shape, node.shape):
+                        reads = reads & np.broadcast_to(self.bad(j), node.shape)
                     if reads.any():
                         self._classify(found, seen, m, j, reads)
             if fresh.any():
@@ -263,11 +265,13 @@ class Diagnosis:
     def operands(self, i: int, elements) -> str:
         """'x - 1 = 0' for the float operands of node i at the first of the elements."""
         node = self.graph[i]
+        if np.shape(elements) != node.shape or not _elementwise(node):
+            return ""
         first = tuple(np.argwhere(elements)[0]) if node.shape else ()
         parts = []
         for j in node.inputs:
             n = self.graph[j]
-            if n.op == "const" or not is_float(n.dtype):
+            if n.op == "const" or not is_float(n.dtype) or not _broadcasts(n.shape, node.shape):
                 continue
             v = np.broadcast_to(self.value(j), node.shape)[first]
             parts.append(f"{self.text(j)} = {_number(v)}")
@@ -296,7 +300,7 @@ class Diagnosis:
     def _describe_gradient(self, origin: Origin, m: int, elements, shown) -> None:
         f = origin.node
         text, at = self.text(f), _at(origin)
-        args = self.operands(f, np.broadcast_to(elements, self.graph[f].shape))
+        args = self.operands(f, elements)
         local = _values(self.value(origin.culprit), shown)  # the culprit's own value
         gradient = _values(self.value(m), elements)
         if origin.origin == WHERE_TRAP:
@@ -352,6 +356,11 @@ class Diagnosis:
         sides = [self.text(w.inputs[1]), self.text(w.inputs[2])]
         sides[slot - 1] = inner
         return f"where({cond}, {sides[0]}, {sides[1]})"
+
+
+def _elementwise(node) -> bool:
+    """True when every input of node broadcasts to its shape, element for element."""
+    return REGISTRY[node.op].elementwise and node.op not in ("cond", "custom")
 
 
 def _broadcasts(small: tuple, shape: tuple) -> bool:
