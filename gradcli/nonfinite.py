@@ -87,6 +87,7 @@ class Diagnosis:
         self.graph = graph
         self.values = values
         self.adjoints = adjoints or {}
+        self._bad: dict[int, np.ndarray] = {}
 
     # --- values ----------------------------------------------------------------------
     def value(self, i: int) -> np.ndarray:
@@ -95,10 +96,16 @@ class Diagnosis:
         return np.asarray(self.values[i])
 
     def bad(self, i: int) -> np.ndarray:
-        node = self.graph[i]
-        if not is_float(node.dtype):
-            return np.zeros(node.shape, bool)
-        return np.broadcast_to(non_finite(self.value(i)), node.shape)
+        """The NaN/Inf mask of node i's value, in the node's shape (cached)."""
+        found = self._bad.get(i)
+        if found is None:
+            node = self.graph[i]
+            if not is_float(node.dtype):
+                found = np.zeros(node.shape, bool)
+            else:
+                found = np.broadcast_to(non_finite(self.value(i)), node.shape)
+            self._bad[i] = found
+        return found
 
     def fresh(self, i: int) -> np.ndarray:
         """Elements of node i that are non-finite although its operands are finite there."""
