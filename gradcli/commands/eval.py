@@ -153,9 +153,6 @@ def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, poi
     from ..nonfinite import warnings
 
     found = warnings(ev)  # NaN/Inf origins; the exit status stays 0
-    if fmt != "json":
-        for warning in found:
-            print(f"gradcli: warning: {warning['message']}", file=sys.stderr)
     if fmt == "json":
         doc = document(ev, explanations(ev), found)
         doc["check"] = None
@@ -177,6 +174,10 @@ def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, poi
     else:
         table(ev, explanations(ev), checked)
         _table_check(report, checked, symbolic)
+    if fmt != "json":
+        sys.stdout.flush()
+        for warning in found:
+            print(f"gradcli: warning: {warning['message']}", file=sys.stderr)
     if checked is not None and not checked.ok:
         sys.stdout.flush()
         warn_disagreement(checked)
