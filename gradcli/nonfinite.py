@@ -208,7 +208,8 @@ class Diagnosis:
         if kind == PROPAGATED:
             origin.source = self.forward_origin(forward)
         self._describe_gradient(origin, m, elements, shown)
-        found.append(origin)
+        if all((o.origin, o.detail) != (origin.origin, origin.detail) for o in found):
+            found.append(origin)  # twin nodes (exp(x) * exp(x)) are reported once
 
     def _pole(self, m: int, elements) -> bool:
         """True when a pow's non-finite elements come from a zero base (x**-0.5 at 0)."""
@@ -217,6 +218,17 @@ class Diagnosis:
             return False
         base = np.broadcast_to(self.value(node.inputs[0]), node.shape)
         return bool(np.any(base[elements] == 0))
+
+    def upstream_zero(self, f: int, m: int, elements) -> bool:
+        """True when the gradient reaching F is 0 at the elements (F's shape is m's)."""
+        g = self.adjoints.get(f)
+        graph = self.graph
+        if g is None or graph[m].shape != graph[f].shape:
+            return False
+        if g is ZERO_GRAD:
+            return True
+        value = np.broadcast_to(self.value(g), graph[f].shape)
+        return bool(np.all(value[elements] == 0))
 
     def masked_by(self, f: int, m: int, elements) -> int | None:
         """The forward node (where, relu, ...) whose unselected side zeroes F's upstream gradient.
@@ -334,13 +346,16 @@ class Diagnosis:
             )
             origin.summary = f"the gradient of {text} in {self.entry(f)} reads {read} = {value}"
         elif origin.origin == SINGULAR:
-            origin.detail = f"the derivative of {text} is {local} at the point itself{at}" + (
+            origin.detail = f"the derivative of {text}{at} is {local} at the point itself" + (
                 f" ({args})" if args else ""
             )
+            if self.upstream_zero(f, m, elements):
+                origin.detail += f"; the gradient reaching it there is 0, and 0 * {local} = nan"
             origin.summary = f"the derivative of {text} in {self.entry(f)} is {local}"
         else:
             origin.detail = (
-                f"the gradient of {text} overflows to {local}{at}: {self.text(m)} of finite values"
+                f"the gradient of {text} overflows to {local}{at} (computing {self.text(m)} "
+                "from finite values)"
             )
             origin.summary = f"the gradient of {text} in {self.entry(f)} overflows"
 

@@ -7,9 +7,12 @@ the unselected side of a where gets an upstream gradient of 0, and 0 * inf = nan
 
 import json
 import math
+import re
 
 import pytest
 from helpers import invoke, run_json, spec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 WIDE = {"COLUMNS": "250"}  # keep Rich from wrapping the long lines checked below
 TRAP_FIX = "where(x > 0, log(where(x > 0, x, 1)), 0)"
@@ -268,3 +271,76 @@ def test_long_chain(tmp_path):
     assert same(doc["gradients"]["x"]["value"], ["nan", 1.0])
     (origin,) = doc["warnings"][0]["origins"]
     assert (origin["origin"], origin["node"], origin["indices"]) == ("where_trap", "a0", [[0]])
+
+
+def test_overflow_in_the_gradient():
+    doc = run_json("eval", "-e", "sum(exp(x) * exp(x))", "--at", "x=[400, 1]")
+    # TensorFlow: [inf, 14.778112197861299]: exp(x) * exp(x) twice, by hand
+    assert same(doc["gradients"]["x"]["value"], ["inf", 2 * (math.exp(1.0) * math.exp(1.0))])
+    out, grad = doc["warnings"]
+    assert out["origins"][0]["origin"] == "forward"
+    assert [o["origin"] for o in grad["origins"]] == ["overflow"]  # the two exp nodes, once
+    assert grad["origins"][0]["indices"] == [[0]]
+
+
+def test_zero_upstream_times_a_singular_derivative():
+    # max passes no gradient to log(0) = -inf, whose derivative is inf: TensorFlow gives nan
+    doc = run_json("eval", "-e", "max(log(x))", "--at", "x=[0, 1, 2]")
+    assert same(doc["gradients"]["x"]["value"], ["nan", 0.0, 0.5])
+    (origin,) = doc["warnings"][0]["origins"]
+    assert origin["origin"] == "singular_derivative"
+    assert origin["detail"] == (
+        "the derivative of log(x) at element [0] is inf at the point itself (x = 0); "
+        "the gradient reaching it there is 0, and 0 * inf = nan"
+    )
+
+
+TEMPLATES = [
+    "sum(where(x > 0, log(x), 0))",
+    "sum(sqrt(x) * w)",
+    "sum(x / w)",
+    "sum(exp(x * w))",
+    "sum(relu(log(x)) + x ** 0.5)",
+    "sum(maximum(log(x), w))",
+    "logsumexp(x * w)",
+    "sum(cumprod(x))",
+    "sum(x @ reshape(w, [3, 1]))",
+    "max(log1p(x))",
+]
+NUMBERS = st.sampled_from([0.0, -1.0, 1.0, 2.0, 1000.0, -1000.0, "Infinity", "NaN"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    template=st.sampled_from(TEMPLATES),
+    x=st.lists(NUMBERS, min_size=3, max_size=3),
+    w=st.lists(NUMBERS, min_size=3, max_size=3),
+)
+def test_every_non_finite_value_gets_an_origin(template, x, w):
+    at = ["--at", f"x={json.dumps(x).replace(chr(34), '')}"]
+    if re.search(r"\bw\b", template):
+        at += ["--at", f"w={json.dumps(w).replace(chr(34), '')}"]
+    doc = run_json("eval", "-e", template, *at)
+    bad = [
+        (what, name)
+        for what, key in (("output", "outputs"), ("gradient", "gradients"))
+        for name, entry in doc[key].items()
+        if "nan" in json.dumps(entry["value"]) or "inf" in json.dumps(entry["value"])
+    ]
+    assert [(w_["what"], w_["name"]) for w_ in doc["warnings"]] == bad
+    for warning in doc["warnings"]:
+        assert warning["origins"], warning["message"]
+        for origin in warning["origins"]:
+            assert origin["origin"] in (
+                "forward",
+                "where_trap",
+                "singular_derivative",
+                "propagated",
+                "overflow",
+            )
+    res = invoke("explain", "-e", template, *at, "--format", "json")
+    assert res.code in (0, 1)
+    statuses = {p["input"]: p["status"] for p in json.loads(res.stdout)["pairs"]}
+    for what, name in bad:
+        if what == "gradient":
+            assert statuses[name] == "non_finite"
