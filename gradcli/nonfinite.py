@@ -31,6 +31,7 @@ import numpy as np
 from .executor import exec_inputs, run
 from .graph import Graph, is_float
 from .ops import REGISTRY, ZERO_GRAD
+from .ops.registry import is_const_equal
 from .source import _number, expression
 
 NON_FINITE = "non_finite"
@@ -255,9 +256,13 @@ class Diagnosis:
             origin = graph[node.origin] if node.origin is not None else None
             if origin is not None and origin.op in MASKING and node.op in ("where", "relu_grad"):
                 if node.op == "where":
-                    selects = np.broadcast_to(self.value(node.inputs[0]), shape)[elements]
-                    zero_side = 2 if graph[node.inputs[2]].op == "const" else 1
-                    passes = node.inputs[1] if zero_side == 2 else node.inputs[2]
+                    # the rule's where(c, g, 0) or where(c, 0, g): which side is the zero?
+                    c, a, b = node.inputs
+                    zero_side = 2 if is_const_equal(graph, b, 0.0) else 1
+                    if zero_side == 1 and not is_const_equal(graph, a, 0.0):
+                        continue
+                    selects = np.broadcast_to(self.value(c), shape)[elements]
+                    passes = a if zero_side == 2 else b
                     masked = ~selects if zero_side == 2 else selects
                 else:
                     out = np.broadcast_to(self.value(node.inputs[1]), shape)[elements]
@@ -330,7 +335,11 @@ class Diagnosis:
                 f"{masked}, but the derivative of {text} there is {local}"
                 + (f" ({args})" if args else "")
                 + f" and 0 * {local} = nan"
-                + (f"; make the unselected side safe: {origin.fix}" if origin.fix else "")
+                + (
+                    f"; make the unselected side safe: {origin.fix}"
+                    if origin.fix
+                    else f"; give {text} a safe input where it is masked away"
+                )
             )
             origin.summary = (
                 f"a where trap: {self.text(mask)} in {self.entry(mask)} masks {text} away"
