@@ -207,10 +207,23 @@ class Diagnosis:
             shown = self.bad(forward)
         origin = Origin(kind, f, culprit, *_indices(shown), mask=mask)
         if kind == PROPAGATED:
-            origin.source = self.forward_origin(forward)
+            seeded = self.seed_of(forward)
+            if seeded is not None:
+                origin.node = seeded  # the output whose grad_ys holds the NaN/Inf
+            else:
+                origin.source = self.forward_origin(forward)
         self._describe_gradient(origin, m, elements, shown)
         if all((o.origin, o.detail) != (origin.origin, origin.detail) for o in found):
             found.append(origin)  # twin nodes (exp(x) * exp(x)) are reported once
+
+    def seed_of(self, j: int) -> int | None:
+        """The output whose upstream gradient (grad_ys) is the constant node j, if any."""
+        if self.graph[j].op != "const":
+            return None
+        for k, g in self.adjoints.items():
+            if g == j and self.graph[k].name is not None:
+                return k
+        return None
 
     def _pole(self, m: int, elements) -> bool:
         """True when a pow's non-finite elements come from a zero base (x**-0.5 at 0)."""
@@ -349,11 +362,18 @@ class Diagnosis:
             src = origin.source
             read = self.text(origin.culprit)
             value = _values(self.value(origin.culprit), self.bad(origin.culprit))
+            if self.seed_of(origin.culprit) is not None:
+                name = self.graph[origin.node].name
+                origin.detail = f"grad_ys for {name} is {value}{at}, so the gradient is {gradient}"
+                origin.summary = f"grad_ys for {name} is {value}"
+                return
             origin.detail = (
-                f"the gradient of {text} is {gradient}{at} because it reads the forward value "
+                f"the gradient through {text} is {gradient}{at}: it reads the forward value "
                 f"{read} = {value}" + (f"; forward origin: {src.detail}" if src else "")
             )
-            origin.summary = f"the gradient of {text} in {self.entry(f)} reads {read} = {value}"
+            origin.summary = (
+                f"the gradient through {text} in {self.entry(f)} reads {read} = {value}"
+            )
         elif origin.origin == SINGULAR:
             origin.detail = f"the derivative of {text}{at} is {local} at the point itself" + (
                 f" ({args})" if args else ""

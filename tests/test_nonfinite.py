@@ -344,3 +344,14 @@ def test_every_non_finite_value_gets_an_origin(template, x, w):
     for what, name in bad:
         if what == "gradient":
             assert statuses[name] == "non_finite"
+
+
+def test_non_finite_grad_ys(tmp_path):
+    path = tmp_path / "seed.yaml"
+    path.write_text("inputs:\n  x: [1.0, 2.0]\ngraph:\n  y: x * 3\ngrad_ys:\n  y: [.inf, 1]\n")
+    doc = run_json("eval", path)
+    assert same(doc["gradients"]["x"]["value"], ["inf", 3.0])  # grad_ys * 3, by hand
+    (warning,) = doc["warnings"]
+    (origin,) = warning["origins"]
+    assert (origin["origin"], origin["node"], origin["indices"]) == ("propagated", "y", [[0]])
+    assert origin["detail"] == "grad_ys for y is inf at element [0], so the gradient is inf"
