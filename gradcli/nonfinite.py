@@ -18,7 +18,8 @@ Spec inputs and constants holding NaN or Inf are sources too.
     itself (`sqrt` at 0, `log` at 0, `x**0.5` at 0);
   - `overflow`: gradient arithmetic on finite, non-singular values overflowed.
 
-The walks are loops over node ids (topological order); nothing recurses.
+The walks are loops over node ids (topological order); nothing recurses. The words for
+warnings and reasons are in nonfinite_warnings.py.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ class Diagnosis:
                 continue
             fresh = self.fresh(i)
             if fresh.any():
-                origin = Origin(FORWARD, i, i, *_indices(fresh))
+                origin = Origin(FORWARD, i, i, *element_indices(fresh))
                 self._describe_forward(origin, fresh)
                 return origin
         return None
@@ -205,7 +206,7 @@ class Diagnosis:
         shown = elements
         if forward is not None:
             shown = self.bad(forward)
-        origin = Origin(kind, f, culprit, *_indices(shown), mask=mask)
+        origin = Origin(kind, f, culprit, *element_indices(shown), mask=mask)
         if kind == PROPAGATED:
             seeded = self.seed_of(forward)
             if seeded is not None:
@@ -317,8 +318,8 @@ class Diagnosis:
     def _describe_forward(self, origin: Origin, fresh) -> None:
         i = origin.node
         node = self.graph[i]
-        at = _at(origin)
-        value = _values(self.value(i), fresh)
+        at = at_elements(origin)
+        value = value_words(self.value(i), fresh)
         if node.op == "input":
             origin.detail = f"the input {node.name} holds {value}{at}"
         elif node.op == "const":
@@ -336,10 +337,10 @@ class Diagnosis:
 
     def _describe_gradient(self, origin: Origin, m: int, elements, shown) -> None:
         f = origin.node
-        text, at = self.text(f), _at(origin)
+        text, at = self.text(f), at_elements(origin)
         args = self.operands(f, elements)
-        local = _values(self.value(origin.culprit), shown)  # the culprit's own value
-        gradient = _values(self.value(m), elements)
+        local = value_words(self.value(origin.culprit), shown)  # the culprit's own value
+        gradient = value_words(self.value(m), elements)
         if origin.origin == WHERE_TRAP:
             mask = origin.mask
             origin.fix = self.fix(mask, f)
@@ -361,7 +362,7 @@ class Diagnosis:
         elif origin.origin == PROPAGATED:
             src = origin.source
             read = self.text(origin.culprit)
-            value = _values(self.value(origin.culprit), self.bad(origin.culprit))
+            value = value_words(self.value(origin.culprit), self.bad(origin.culprit))
             if self.seed_of(origin.culprit) is not None:
                 name = self.graph[origin.node].name
                 origin.detail = f"grad_ys for {name} is {value}{at}, so the gradient is {gradient}"
@@ -421,12 +422,12 @@ def _broadcasts(small: tuple, shape: tuple) -> bool:
         return False
 
 
-def _indices(mask) -> tuple[list[list[int]], int]:
+def element_indices(mask) -> tuple[list[list[int]], int]:
     where = np.argwhere(mask)
     return [[int(k) for k in row] for row in where[:MAX_INDICES]], len(where)
 
 
-def _at(origin: Origin) -> str:
+def at_elements(origin: Origin) -> str:
     """' at element [1]', ' at elements [0], [2]', '' for a scalar."""
     if origin.indices == [[]]:
         return ""
@@ -436,89 +437,8 @@ def _at(origin: Origin) -> str:
     return f" at element{'s' * (origin.count != 1)} {shown}{tail}"
 
 
-def _values(value, mask) -> str:
+def value_words(value, mask) -> str:
     """'nan', '-inf', 'inf and nan': the non-finite values at the masked elements."""
     arr = np.broadcast_to(np.asarray(value), np.shape(mask))[mask]
     kinds = dict.fromkeys(_number(v) for v in arr if not np.isfinite(v))
     return " and ".join(sorted(kinds, key=["-inf", "inf", "nan"].index))
-
-
-def reason(pair) -> str:
-    """The one-line reason of a pair whose output or gradient holds NaN or Inf."""
-    causes = [c for c in pair.causes if c.kind == NON_FINITE]
-    kinds = {c.extra.get("origin") for c in causes}
-    head = f"d{pair.output}/d{pair.input} holds NaN or Inf"
-    if kinds == {FORWARD}:
-        head = f"{pair.output} holds NaN or Inf"
-    text = f"{head}: " + "; ".join(c.summary for c in causes[:3])
-    if len(causes) > 3:
-        text += f"; and {len(causes) - 3} more"
-    return text
-
-
-def warnings(ev) -> list[dict]:
-    """One warning per output or gradient of an Evaluation that holds NaN or Inf.
-
-    Re-evaluates with every value kept (only when something is non-finite), so the cheap
-    path of `gradcli eval` is unchanged.
-    """
-    bad_outputs = [n for n, v in ev.outputs.items() if has_non_finite(v)]
-    bad_grads = [n for n, v in ev.gradients.items() if has_non_finite(v)]
-    if not bad_outputs and not bad_grads:
-        return []
-    from .engine import evaluate
-    from .source import entry_line
-
-    problem = ev.problem
-    graph = problem.graph
-    full = evaluate(problem, keep=True, record=True)
-    diagnosis = Diagnosis(graph, full.values, full.grads.adjoints)
-    results = dict(zip(problem.wrt, full.grads.results))
-    found: list[dict] = []
-    for what, names in (("output", bad_outputs), ("gradient", bad_grads)):
-        for name in names:
-            i = graph.names[name]
-            if what == "output":
-                value = full.outputs[name]
-                origins = [o for o in [diagnosis.forward_origin(i)] if o is not None]
-            else:
-                value = full.gradients[name]
-                origins = diagnosis.gradient_origins(results[i])
-            mask = non_finite(value)
-            at = _at(Origin("", i, i, *_indices(mask)))
-            entries = []
-            for o in origins:
-                entry = diagnosis.entry(o.node)
-                entries.append(
-                    {
-                        "origin": o.origin,
-                        "node": entry,
-                        "line": entry_line(problem, entry),
-                        "op": graph[o.node].op,
-                        "elements": o.count,
-                        "indices": o.indices,
-                        "detail": o.detail,
-                        "fix": o.fix,
-                    }
-                )
-            said = "; ".join(
-                f"{_label(e['origin'])} at {e['node']}"
-                + (f" (line {e['line']})" if e["line"] is not None else "")
-                + f": {e['detail']}"
-                for e in entries
-            )
-            message = f"{what} {name} is {_values(value, mask)}{at}" + (f": {said}" if said else "")
-            found.append(
-                {
-                    "kind": NON_FINITE,
-                    "what": what,
-                    "name": name,
-                    "message": message,
-                    "origins": entries,
-                }
-            )
-    return found
-
-
-def _label(origin: str) -> str:
-    return "forward origin" if origin == FORWARD else origin

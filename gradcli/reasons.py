@@ -316,7 +316,7 @@ def reason(pair) -> str | None:
     if pair.status == "connected" or not pair.causes:
         return None
     if pair.status == "non_finite":
-        from .nonfinite import reason as non_finite_reason
+        from .nonfinite_warnings import reason as non_finite_reason
 
         return non_finite_reason(pair)
     x, y, causes = pair.input, pair.output, pair.causes

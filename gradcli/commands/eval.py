@@ -150,7 +150,7 @@ def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, poi
     fmt = choose_format(fmt)
     report = cross_check(ev, check, symbolic)
     checked = report if check != "off" else None
-    from ..nonfinite import warnings
+    from ..nonfinite_warnings import warnings
 
     found = warnings(ev)  # NaN/Inf origins; the exit status stays 0
     if fmt == "json":
