@@ -294,7 +294,7 @@ class Diagnosis:
     # --- words ------------------------------------------------------------------------
     def text(self, i: int) -> str:
         node = self.graph[i]
-        return expression(self.graph, i, depth=2) if node.op != "input" else node.name
+        return expression(self.graph, i, depth=4) if node.op != "input" else node.name
 
     def entry(self, i: int) -> str:
         node = self.graph[i]
@@ -345,10 +345,14 @@ class Diagnosis:
             mask = origin.mask
             origin.fix = self.fix(mask, f)
             masked = f"{self.text(mask)} in {self.entry(mask)} passes no gradient to {text}{at}"
+            if origin.culprit == m:
+                why = f"the derivative of {text} there is {local}"
+            else:  # the rule reads a non-finite forward value (exp's gradient reads exp(x))
+                why = f"the gradient of {text} reads {self.text(origin.culprit)} = {local} there"
             origin.detail = (
-                f"{masked}, but the derivative of {text} there is {local}"
+                f"{masked}, but {why}"
                 + (f" ({args})" if args else "")
-                + f" and 0 * {local} = nan"
+                + f", and 0 * {local} = nan"
                 + (
                     f"; make the unselected side safe: {origin.fix}"
                     if origin.fix
@@ -357,7 +361,7 @@ class Diagnosis:
             )
             origin.summary = (
                 f"a where trap: {self.text(mask)} in {self.entry(mask)} masks {text} away"
-                f"{at}, but not its infinite derivative"
+                f"{at}, but not its non-finite derivative"
             )
         elif origin.origin == PROPAGATED:
             src = origin.source
@@ -396,6 +400,8 @@ class Diagnosis:
         fn = graph[f]
         if w.op != "where" or f not in w.inputs[1:] or not fn.inputs:
             return None
+        if len(fn.inputs) != 1 and fn.op not in ("div", "pow"):
+            return None  # only a unary op, a divisor or a base can be made safe by its input
         slot = 1 if w.inputs[1] == f else 2
         arg = fn.inputs[1] if fn.op == "div" else fn.inputs[0]
         cond = self.text(w.inputs[0])
