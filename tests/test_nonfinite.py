@@ -355,3 +355,38 @@ def test_non_finite_grad_ys(tmp_path):
     (origin,) = warning["origins"]
     assert (origin["origin"], origin["node"], origin["indices"]) == ("propagated", "y", [[0]])
     assert origin["detail"] == "grad_ys for y is inf at element [0], so the gradient is inf"
+
+
+@pytest.mark.parametrize(
+    ("expr", "at", "fix"),
+    [
+        ("sum(where(x > 0, log(x), 0))", "x=[-1, 0, 2]", TRAP_FIX),
+        ("sum(where(x > 0, 1/x, 0))", "x=[-1, 0, 2]", "where(x > 0, 1 / where(x > 0, x, 1), 0)"),
+        (
+            "sum(where(x > 1, log(x - 1), 0))",
+            "x=[1, 3]",
+            "where(x > 1, log(where(x > 1, x - 1, 1)), 0)",
+        ),
+        ("sum(where(x <= 0, 0, sqrt(x)))", "x=[-1, 4]", None),  # no trap: sqrt_grad is safe
+        ("sum(where(x <= 0, 0, log(x)))", "x=[0, 4]", "where(x <= 0, 0, log(where(x <= 0, 1, x)))"),
+    ],
+)
+def test_suggested_fixes_remove_the_nan(expr, at, fix):
+    doc = run_json("eval", "-e", expr, "--at", at)
+    if fix is None:
+        assert doc["warnings"] == []
+        return
+    (origin,) = doc["warnings"][0]["origins"]
+    assert origin["fix"] == fix
+    fixed = run_json("eval", "-e", f"sum({fix})", "--at", at)
+    assert fixed["warnings"] == []
+    assert fixed["outputs"]["f"]["value"] == doc["outputs"]["f"]["value"]
+
+
+def test_reciprocal_trap_values():
+    # TensorFlow: [-0.0, nan, -0.25], and [0.0, 0.0, -0.25] (positive zeros) for the fix
+    doc = run_json("eval", "-e", "sum(where(x > 0, 1/x, 0))", "--at", "x=[-1, 0, 2]")
+    assert same(doc["gradients"]["x"]["value"], [-0.0, "nan", -0.25])
+    fix = "sum(where(x > 0, 1 / where(x > 0, x, 1), 0))"
+    doc = run_json("eval", "-e", fix, "--at", "x=[-1, 0, 2]")
+    assert same(doc["gradients"]["x"]["value"], [0.0, 0.0, -0.25])
