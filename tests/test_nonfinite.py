@@ -390,3 +390,19 @@ def test_reciprocal_trap_values():
     fix = "sum(where(x > 0, 1 / where(x > 0, x, 1), 0))"
     doc = run_json("eval", "-e", fix, "--at", "x=[-1, 0, 2]")
     assert same(doc["gradients"]["x"]["value"], [0.0, 0.0, -0.25])
+
+
+def test_forward_origins_name_the_operands():
+    # TensorFlow: sqrt(-1) = nan with gradient nan; 0/0 = nan with gradients inf and nan
+    doc = run_json("eval", "-e", "sqrt(x)", "--at", "x=-1")
+    assert (doc["outputs"]["f"]["value"], doc["gradients"]["x"]["value"]) == ("nan", "nan")
+    out, grad = doc["warnings"]
+    assert out["origins"][0]["detail"] == "sqrt(x) gives nan (x = -1)"
+    assert grad["origins"][0]["origin"] == "propagated"
+    doc = run_json("eval", "-e", "x / y", "--at", "x=0", "--at", "y=0")
+    assert doc["outputs"]["f"]["value"] == "nan"
+    assert (doc["gradients"]["x"]["value"], doc["gradients"]["y"]["value"]) == ("inf", "nan")
+    out, gx, gy = doc["warnings"]
+    assert out["origins"][0]["detail"] == "x / y gives nan (x = 0, y = 0)"
+    assert [gx["name"], gy["name"]] == ["x", "y"]
+    assert gx["origins"][0]["origin"] == gy["origins"][0]["origin"] == "singular_derivative"
