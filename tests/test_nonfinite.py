@@ -152,6 +152,12 @@ def test_sqrt_at_zero_singular_derivative():
     assert warning["what"] == "gradient"
     assert [o["origin"] for o in warning["origins"]] == ["singular_derivative"]
     assert warning["origins"][0]["op"] == "sqrt" and warning["origins"][0]["indices"] == [[]]
+    # the gradient's own entry carries explain's cause and reason too
+    (cause,) = doc["gradients"]["x"]["causes"]
+    assert (cause["kind"], cause["origin"]) == ("non_finite", "singular_derivative")
+    assert doc["gradients"]["x"]["reason"] == (
+        "dy/dx holds NaN or Inf: the derivative of sqrt(x) in y is inf"
+    )
     pair = explain_json(spec("sqrt_at_zero.yaml"))["pairs"][0]
     assert pair["status"] == "non_finite"
     (cause,) = pair["causes"]

@@ -17,13 +17,18 @@ UNCONNECTED_HINT = "no differentiable path; run `gradcli explain` to see which n
 
 
 def explanations(ev: Evaluation) -> dict:
-    """name -> explain's Pair for every None or (partly) zero gradient of the summed outputs."""
+    """name -> explain's Pair for every None, (partly) zero or non-finite gradient of the sum."""
     graph = ev.problem.graph
     need = []
     for x in ev.problem.wrt:
         name = graph[x].name
         value = ev.gradients[name]
-        if ev.status[name] != "connected" or value is None or np.any(value == 0):
+        if (
+            ev.status[name] != "connected"
+            or value is None
+            or np.any(value == 0)
+            or not np.all(np.isfinite(value))  # NaN/Inf: explain gives their origins
+        ):
             need.append(x)
     if not need:
         return {}
