@@ -23,6 +23,8 @@ def reason(pair) -> str:
     causes = [c for c in pair.causes if c.kind == NON_FINITE]
     kinds = {c.extra.get("origin") for c in causes}
     head = f"d{pair.output}/d{pair.input} holds NaN or Inf"
+    if " " in pair.output:  # the summed outputs, as `gradcli eval` reports them
+        head = f"the gradient of {pair.output} with respect to {pair.input} holds NaN or Inf"
     if kinds == {FORWARD}:
         head = f"{pair.output} holds NaN or Inf"
     text = f"{head}: " + "; ".join(c.summary for c in causes[:3])
