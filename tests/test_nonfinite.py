@@ -412,3 +412,18 @@ def test_forward_origins_name_the_operands():
     assert out["origins"][0]["detail"] == "x / y gives nan (x = 0, y = 0)"
     assert [gx["name"], gy["name"]] == ["x", "y"]
     assert gx["origins"][0]["origin"] == gy["origins"][0]["origin"] == "singular_derivative"
+
+
+def test_several_outputs(tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "inputs:\n  x: [0.0, 2.0]\ngraph:\n  y: sum(x * 2)\n  z: sum(log(x))\noutputs: [y, z]\n"
+    )
+    doc = run_json("eval", path)
+    assert same(doc["gradients"]["x"]["value"], ["inf", 2.5])  # 2 + 1/x, by hand
+    assert [(w["what"], w["name"]) for w in doc["warnings"]] == [("output", "z"), ("gradient", "x")]
+    assert doc["gradients"]["x"]["reason"].startswith(
+        "the gradient of the outputs with respect to x holds NaN or Inf: log(x) in z is -inf"
+    )
+    pairs = explain_json(path)["pairs"]
+    assert [(p["output"], p["status"]) for p in pairs] == [("y", "connected"), ("z", "non_finite")]
