@@ -302,9 +302,9 @@ class Analysis:
         """NaN/Inf in the outputs or in dy/dx: status non_finite, origins first among the causes."""
         from .nonfinite import Diagnosis
 
-        found = Diagnosis(self.graph, self.values, self.grads.adjoints).pair(
-            self.outputs, self.results[x]
-        )
+        if getattr(self, "diagnosis", None) is None:  # one per analysis: it caches masks
+            self.diagnosis = Diagnosis(self.graph, self.values, self.grads.adjoints)
+        found = self.diagnosis.pair(self.outputs, self.results[x])
         if not found:
             return
         pair.status = NON_FINITE

@@ -90,6 +90,7 @@ class Diagnosis:
         self.values = values
         self.adjoints = adjoints or {}
         self._bad: dict[int, np.ndarray] = {}
+        self._forward: dict[int, Origin | None] = {}
 
     # --- values ----------------------------------------------------------------------
     def value(self, i: int) -> np.ndarray:
@@ -140,8 +141,11 @@ class Diagnosis:
     # --- forward ----------------------------------------------------------------------
     def forward_origin(self, y: int) -> Origin | None:
         """The first source (in evaluation order) of the non-finite elements of node y."""
-        if not self.bad(y).any():
-            return None
+        if y not in self._forward:
+            self._forward[y] = self._first_source(y) if self.bad(y).any() else None
+        return self._forward[y]
+
+    def _first_source(self, y: int) -> Origin | None:
         for i in self.chain(y):
             if self.graph[i].kind == "gradient":
                 continue
