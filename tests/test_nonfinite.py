@@ -427,3 +427,36 @@ def test_several_outputs(tmp_path):
     )
     pairs = explain_json(path)["pairs"]
     assert [(p["output"], p["status"]) for p in pairs] == [("y", "connected"), ("z", "non_finite")]
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "origins", "stderr"),
+    [
+        ("where_log_trap.yaml", 7, ["where_trap"], ["gradient x is nan at element [1]"]),
+        ("sqrt_at_zero.yaml", 5, ["singular_derivative"], ["gradient x is inf"]),
+        (
+            "log_at_zero.yaml",
+            5,
+            ["forward", "singular_derivative"],
+            ["output y is -inf", "gradient x is inf"],
+        ),
+        (
+            "exp_overflow.yaml",
+            5,
+            ["forward", "propagated"],
+            ["output y is inf", "gradient x is inf"],
+        ),
+    ],
+)
+def test_table_forms(name, line, origins, stderr):
+    res = invoke("explain", spec(name), "--format", "table", env=WIDE)
+    assert res.code == 1
+    text = flat(res.stdout)
+    assert "dy/dx: non_finite" in text
+    for origin in origins:
+        assert f"non_finite at y, line {line} (1 element): {origin}:" in text
+    res = invoke("eval", spec(name), "--format", "table", env=WIDE)
+    assert res.code == 0
+    lines = res.stderr.splitlines()
+    assert [s.split(":")[1].strip() for s in lines] == ["warning"] * len(stderr)
+    assert [s.split(": ")[2] for s in lines] == stderr
