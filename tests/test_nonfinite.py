@@ -460,3 +460,14 @@ def test_table_forms(name, line, origins, stderr):
     lines = res.stderr.splitlines()
     assert [s.split(":")[1].strip() for s in lines] == ["warning"] * len(stderr)
     assert [s.split(": ")[2] for s in lines] == stderr
+
+
+def test_float32_overflow():
+    # exp(100) overflows float32 (max ~3.4e38) but not float64 (TensorFlow: inf in float32)
+    doc = run_json("eval", "-e", "exp(cast(x, 'float32'))", "--at", "x=100")
+    assert doc["outputs"]["f"] == {"value": "inf", "shape": [], "dtype": "float32"}
+    out, grad = doc["warnings"]
+    assert out["origins"][0]["detail"] == (
+        "exp(cast(x, 'float32')) overflows to inf (cast(x, 'float32') = 100)"
+    )
+    assert grad["origins"][0]["origin"] == "propagated"
