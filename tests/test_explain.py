@@ -626,10 +626,11 @@ def test_cuts_inside_a_custom_body_do_not_count():
 
 
 # --- specs/README.md says what explain shows for every shipped spec ---------------------------
-STATUS_WORDS = re.compile(r"`(connected|partially_zero|zero|unconnected)`")
+STATUS_WORDS = re.compile(r"`(connected|partially_zero|zero|unconnected|non_finite)`")
 KIND_WORDS = {
     "no_path", "stop_gradient", "non_differentiable", "untaken_branch", "integer", "mask",
     "inactive", "zero_upstream", "cancellation", "zero_derivative", "unselected", "underflow",
+    "non_finite",
 }  # fmt: skip
 
 
