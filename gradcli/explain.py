@@ -25,9 +25,12 @@ Data model (the JSON of `gradcli explain`, schema 1, documented in README.md):
     `unselected` (elements an index or slice never reads), `underflow` (a nonzero
     gradient times a nonzero derivative rounded to 0).
 
-Extending it (issue 8 adds status `non_finite` and kind `non_finite`): add the constant,
-let a pass append Causes to `Pair.causes` (sorted most decisive first) and set the
-status in `_pair`, and give `reasons.reason` a sentence for it.
+  - `non_finite` (from nonfinite.py, status `non_finite`: the gradient or the output
+    holds NaN or Inf), listed first, with the extra fields `origin` (`forward`,
+    `where_trap`, `singular_derivative`, `propagated`, `overflow`), `indices` and `fix`.
+
+Extending it: add the constant, let a pass append Causes to `Pair.causes` (sorted most
+decisive first) and set the status in `_pair`, and give `reasons.reason` a sentence for it.
 
 Each analysis is a few loops over node ids plus one gradient build and one execution, so it
 stays linear in the graph's size; nothing recurses.
