@@ -157,7 +157,7 @@ def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, poi
     checked = report if check != "off" else None
     from ..nonfinite_warnings import warnings
 
-    found = warnings(ev)  # NaN/Inf origins; the exit status stays 0
+    found = warnings(ev)  # NaN/Inf origins: warnings only, never a change of exit status
     if fmt == "json":
         doc = document(ev, explanations(ev), found)
         doc["check"] = None
