@@ -16,7 +16,12 @@ from gradcli.commands.common import load_problem
 
 sympy_ref = pytest.importorskip("sympy_ref")
 
-ALL_SPECS = sorted(p.name for p in SPECS.glob("*.yaml"))
+# specs whose values are NaN or Inf by design (issue 8; test_nonfinite.py checks them
+# against TensorFlow): SymPy's exact derivatives differ there (where traps give nan; the
+# Hessian of where(x > 0, sqrt(x), 0) is nan at x <= 0 in TensorFlow too)
+NON_FINITE_SPECS = {"exp_overflow.yaml", "log_at_zero.yaml", "sqrt_at_zero.yaml",
+                    "where_log_trap.yaml", "where_sqrt.yaml"}  # fmt: skip
+ALL_SPECS = sorted(p.name for p in SPECS.glob("*.yaml") if p.name not in NON_FINITE_SPECS)
 # the gradient targets whose block is None in TensorFlow (tape.jacobian returns None)
 JACOBIAN_NONE = {
     "cond_constant_branch.yaml": {"x", "y"},
@@ -43,6 +48,7 @@ HESSIAN_NONE = {
     "two_inputs.yaml": {("x", "x")},  # dz/dx = y
     "unused_input.yaml": {("w", "w"), ("w", "b"), ("b", "w"), ("b", "b")},
     "mlp.yaml": set(),
+    "where_log_safe.yaml": set(),
 }
 
 

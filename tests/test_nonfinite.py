@@ -471,3 +471,11 @@ def test_float32_overflow():
         "exp(cast(x, 'float32')) overflows to inf (cast(x, 'float32') = 100)"
     )
     assert grad["origins"][0]["origin"] == "propagated"
+
+
+def test_where_sqrt_hessian_follows_tensorflow():
+    # TensorFlow's SqrtGradGrad divides by sqrt(x) = 0 at the masked elements: nan there;
+    # at x = 4 the second derivative is -1 / (4 x^1.5) = -1/32
+    doc = run_json("hessian", spec("where_sqrt.yaml"))
+    block = doc["hessian"]["x"]["x"]["value"]
+    assert same(block, [["nan", 0.0, "nan"], ["nan", -0.03125, "nan"], ["nan", 0.0, "nan"]])
