@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import re
+
 import numpy as np
 
 from . import expr as ast
@@ -35,14 +37,20 @@ def clip(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 3] + "...")
 
 
+_BARE_NON_FINITE = re.compile(r"\b(?:inf|nan)\b")
+_JSON_SPELLING = {"inf": "Infinity", "nan": "NaN"}
+
+
 def parse_value(text: str, what: str) -> np.ndarray:
     """A number or JSON list from the command line (inf, -inf and nan are accepted)."""
     import json
 
     raw = text.strip()
+    # JSON spells the non-finite numbers Infinity and NaN; accept inf/nan inside lists too.
+    listed = _BARE_NON_FINITE.sub(lambda m: _JSON_SPELLING[m.group(0)], raw)
     try:
         value = json.loads(
-            raw,
+            listed,
             parse_constant=lambda c: {"Infinity": np.inf, "-Infinity": -np.inf, "NaN": np.nan}[c],
         )
     except RecursionError:

@@ -140,3 +140,23 @@ def test_help_and_version():
     assert res.code == 0 and "eval" in res.stdout
     res = invoke("--version")
     assert res.code == 0 and res.stdout.startswith("gradcli, version ")
+
+
+@pytest.mark.parametrize(
+    "at, expected",
+    [
+        ("x=[1, inf, -inf, nan]", [1.0, "inf", "-inf", "nan"]),
+        ("x=[1, Infinity, -Infinity, NaN]", [1.0, "inf", "-inf", "nan"]),
+        ("x=[[inf], [-1e308]]", [["inf"], [-1e308]]),
+    ],
+)
+def test_at_lists_accept_inf_and_nan(at, expected):
+    # x * 1 keeps the values; the JSON document spells non-finite numbers as strings.
+    doc = run_json("eval", "-e", "x * 1", "--at", at, "--check", "off")
+    assert doc["outputs"]["f"]["value"] == expected
+
+
+def test_at_rejects_words_that_only_contain_inf():
+    res = invoke("eval", "-e", "x", "--at", "x=[1, infinity]")
+    assert res.code == 2 and res.stdout == ""
+    assert res.stderr.startswith("gradcli: error: --at x: cannot read")
