@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 import re
+from dataclasses import dataclass, replace
 
 import numpy as np
 
