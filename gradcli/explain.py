@@ -46,12 +46,13 @@ from .autodiff import gradients
 from .cuts import Reach, Sweep, gradient_slots
 from .errors import GradcliError, Pos, did_you_mean
 from .executor import exec_inputs, resolve_conds, run
+from .gcpause import paused
 from .graph import is_float
 from .ops import ZERO_GRAD
 from .problem import Problem
 from .reasons import INTEGER, NO_PATH, Words, reason
+from .scalarzeros import ScalarTrace as ZeroTrace
 from .source import entry_line
-from .zeros import ZeroTrace
 
 CONNECTED = "connected"
 PARTIALLY_ZERO = "partially_zero"
@@ -179,11 +180,12 @@ class Analysis:
     def pairs(self, targets: list[int]) -> list[Pair]:
         graph = self.graph
         wanted = [x for x in targets if self.reach.depends_on(x) and is_float(graph[x].dtype)]
-        self.grads = gradients(graph, self.outputs, wanted, self.seeds, record=True)
-        self.results = dict(zip(wanted, self.grads.results))
-        ids = [r for r in self.grads.results if isinstance(r, int)]
-        self.values.update(run(graph, ids, known=self.values, keep=True))
-        return [self._pair(x) for x in targets]
+        with paused():  # builds and labels a node per graph node: see gcpause.py
+            self.grads = gradients(graph, self.outputs, wanted, self.seeds, record=True)
+            self.results = dict(zip(wanted, self.grads.results))
+            ids = [r for r in self.grads.results if isinstance(r, int)]
+            self.values.update(run(graph, ids, known=self.values, keep=True))
+            return [self._pair(x) for x in targets]
 
     # --- one pair ---------------------------------------------------------------------
     def _pair(self, x: int) -> Pair:

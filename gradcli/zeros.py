@@ -170,7 +170,22 @@ class ZeroTrace:
             if y in self.grads.adjoints:
                 incoming.setdefault(y, []).append((None, None, seed))
         for k in sorted(self.grads.adjoints, reverse=True):
-            self.node_labels[k] = self._node(k, incoming.get(k, ()))
+            edges = incoming.get(k, ())
+            if self._all_scalar(k, edges):
+                self.node_labels[k] = self._scalar_node(k, edges)
+            else:
+                self.node_labels[k] = self._node(k, edges)
+
+    def _all_scalar(self, k: int, edges) -> bool:
+        """Whether node k takes the one-element fast path (see scalarzeros.py)."""
+        return False
+
+    def labels_of(self, i: int) -> np.ndarray | None:
+        """Node i's gradient labels as an array of its shape (None: nonzero everywhere)."""
+        labels = self.node_labels.get(i)
+        if isinstance(labels, int):
+            return np.full(self.graph[i].shape, labels)
+        return labels
 
     def counts(self, x: int) -> tuple[int, dict[int, int]]:
         """Zero elements of x's gradient, and how many of them each finding explains.
@@ -178,7 +193,7 @@ class ZeroTrace:
         Findings of one kind by one node for one operand (both slots of x * x) count as one,
         under the first of them.
         """
-        labels = self.node_labels.get(x)
+        labels = self.labels_of(x)
         if labels is None:
             return 0, {}
         first: dict[tuple, int] = {}
@@ -248,7 +263,7 @@ class ZeroTrace:
         if not cz.any():
             return None
         mnode = self.graph[m]
-        up = self.node_labels.get(m)
+        up = self.labels_of(m)
         if up is None:
             up = np.full(mnode.shape, NONZERO)
         if REGISTRY[mnode.op].elementwise:
