@@ -169,6 +169,9 @@ class GradcliGroup(click.Group):
 
 def main(argv=None) -> None:
     """Console-script entry point."""
+    from . import gcpause
+
+    gcpause.FREEZE = True  # one command per process: see gcpause.paused
     cli.main(argv, prog_name="gradcli")
 
 

@@ -34,7 +34,7 @@ def evaluate(problem: Problem, keep: bool = False, record: bool = False) -> Eval
     """Forward values of the outputs and the gradients w.r.t. problem.wrt."""
     graph = problem.graph
     known: dict = {}
-    with paused():
+    with paused(lasting=True):
         resolve_conds(graph, problem.outputs, known)
         grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds, record=record)
         targets = list(problem.outputs) + [r for r in grads.results if isinstance(r, int)]

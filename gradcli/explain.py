@@ -180,7 +180,7 @@ class Analysis:
     def pairs(self, targets: list[int]) -> list[Pair]:
         graph = self.graph
         wanted = [x for x in targets if self.reach.depends_on(x) and is_float(graph[x].dtype)]
-        with paused():  # builds and labels a node per graph node: see gcpause.py
+        with paused(lasting=True):  # builds and labels a node per graph node: see gcpause.py
             self.grads = gradients(graph, self.outputs, wanted, self.seeds, record=True)
             self.results = dict(zip(wanted, self.grads.results))
             ids = [r for r in self.grads.results if isinstance(r, int)]

@@ -78,7 +78,7 @@ def load_problem(spec_path, expr, at, wrt, unconnected) -> Problem:
     if not spec_path and expr is None:
         raise GradcliError("no spec: give a SPEC file ('-' for stdin) or -e EXPRESSION")
     values = parse_at(at)
-    with paused():
+    with paused(lasting=True):
         if expr is not None:
             spec = spec_from_expression(expr, values)
         else:
