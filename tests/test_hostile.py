@@ -214,6 +214,9 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        # A shell without job control starts background jobs with SIGINT ignored, and Python
+        # keeps an inherited SIG_IGN; give the child the default disposition a terminal gives.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     ) as proc:
         time.sleep(2.0)  # well into reading and building the 200,000-entry spec
         proc.send_signal(signal.SIGINT)
