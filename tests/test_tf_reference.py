@@ -106,7 +106,7 @@ def evaluate(case: dict, mode: str):
     return api.grad(case["spec"], {}, spec=True, unconnected=mode)
 
 
-def check(case: dict, outputs: dict, grads: dict, mode: str) -> None:
+def check_against_tensorflow(case: dict, outputs: dict, grads: dict, mode: str) -> None:
     """gradcli agrees with TensorFlow, except (still) where the case documents a difference."""
     assert list(outputs) == list(case["outputs"])
     expected_grads = case["gradients"][mode]
@@ -129,7 +129,7 @@ def check(case: dict, outputs: dict, grads: dict, mode: str) -> None:
 def test_first_order_matches_tensorflow(case_id, mode):
     case = CASES[case_id]
     ev = evaluate(case, mode)
-    check(case, ev.outputs, ev.gradients, mode)
+    check_against_tensorflow(case, ev.outputs, ev.gradients, mode)
 
 
 def _from_cli_json(doc: dict, key: str) -> dict:
@@ -164,7 +164,9 @@ def test_cli_matches_tensorflow(case_id, mode):
     assert res.code == 0, res.stderr
     doc = json.loads(res.stdout)
     assert doc["unconnected"] == mode
-    check(case, _from_cli_json(doc, "outputs"), _from_cli_json(doc, "gradients"), mode)
+    check_against_tensorflow(
+        case, _from_cli_json(doc, "outputs"), _from_cli_json(doc, "gradients"), mode
+    )
 
 
 def test_cli_cases_cover_both_forms():
