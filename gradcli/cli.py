@@ -225,6 +225,15 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
     return run(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
 
 
+_TABLE_OR_JSON = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    help="Output format (default: table).",
+)
+
+
 # --- explain (issue 3) ------------------------------------------------------------------
 @cli.command("explain")
 @spec_options
@@ -233,13 +242,7 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
     metavar="NAME",
     help="Explain the gradients of this graph entry only (default: every output).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    help="Output format (default: table).",
-)
+@_TABLE_OR_JSON
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
 def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
     """Why each gradient is None or zero: the node that cut or zeroed it.
@@ -280,13 +283,7 @@ _SYMBOLIC = click.option(
     default=None,
     help="Absolute tolerance (default 1e-8 for float64, 1e-6 for float32).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    help="Output format (default: table).",
-)
+@_TABLE_OR_JSON
 @_SYMBOLIC
 def check_command(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic):
     """Cross-check every gradient against SymPy or finite differences.

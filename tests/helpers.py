@@ -56,3 +56,31 @@ def central_difference(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
         flat[i] = old
         g[i] = (up - down) / (2 * h)
     return grad
+
+
+# Where each unary op is smooth enough for finite differences: sample bounds, distance from 0.
+UNARY_DOMAINS = {
+    "sin": {},
+    "cos": {},
+    "tan": {"lo": -1.2, "hi": 1.2},
+    "exp": {},
+    "log": {"lo": 0.3, "hi": 3.0},
+    "log1p": {"lo": -0.6, "hi": 2.0},
+    "sqrt": {"lo": 0.3, "hi": 3.0},
+    "square": {},
+    "abs": {"away": 0.2},
+    "sign": {"away": 0.2},
+    "tanh": {},
+    "sigmoid": {"lo": -4, "hi": 4},
+    "relu": {"away": 0.2},
+    "softplus": {"lo": -4, "hi": 4},
+    "neg": {},
+}
+
+
+def draw(rng, shape, lo=-2.0, hi=2.0, away=0.0) -> np.ndarray:
+    """Uniform values in [lo, hi], at least `away` from zero."""
+    x = rng.uniform(lo, hi, size=shape)
+    if away:
+        x = np.where(np.abs(x) < away, np.sign(x + 1e-12) * away + x, x)
+    return x

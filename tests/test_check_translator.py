@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import central_difference
+from helpers import UNARY_DOMAINS, central_difference
+from helpers import draw as shared_draw
 
 from gradcli.api import grad
 from gradcli.check import run_check
@@ -27,11 +28,8 @@ def fresh_limits(monkeypatch):
 RNG = np.random.default_rng(4)
 
 
-def draw(shape, lo=-2.0, hi=2.0, away=0.0):
-    x = RNG.uniform(lo, hi, size=shape)
-    if away:
-        x = np.where(np.abs(x) < away, np.sign(x + 1e-12) * away + x, x)
-    return x
+def draw(shape, **domain):
+    return shared_draw(RNG, shape, **domain)
 
 
 def sympy_reference(expr, inputs):
@@ -59,24 +57,7 @@ def check_translation(expr, inputs, rtol=1e-6, atol=1e-8):
         np.testing.assert_allclose(c.reference, numeric, rtol=1e-5, atol=1e-7, err_msg=expr)
 
 
-UNARY = {
-    "sin": {},
-    "cos": {},
-    "tan": {"lo": -1.2, "hi": 1.2},
-    "exp": {},
-    "log": {"lo": 0.3, "hi": 3.0},
-    "log1p": {"lo": -0.6, "hi": 2.0},
-    "sqrt": {"lo": 0.3, "hi": 3.0},
-    "square": {},
-    "abs": {"away": 0.2},
-    "tanh": {},
-    "sigmoid": {"lo": -4, "hi": 4},
-    "relu": {"away": 0.2},
-    "softplus": {"lo": -4, "hi": 4},
-    "neg": {},
-    "sign": {"away": 0.2},
-    "floor": {},
-}
+UNARY = {**UNARY_DOMAINS, "floor": {}}
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))

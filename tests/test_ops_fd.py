@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import central_difference
+from helpers import UNARY_DOMAINS, central_difference
+from helpers import draw as shared_draw
 
 from gradcli import ops
 from gradcli.api import problem_from_expression
@@ -21,12 +22,8 @@ from gradcli.executor import resolve_conds, run
 RNG = np.random.default_rng(20261121)
 
 
-def draw(shape, lo=-2.0, hi=2.0, away=0.0):
-    """Uniform values in [lo, hi], at least `away` from zero."""
-    x = RNG.uniform(lo, hi, size=shape)
-    if away:
-        x = np.where(np.abs(x) < away, np.sign(x + 1e-12) * away + x, x)
-    return x
+def draw(shape, **domain):
+    return shared_draw(RNG, shape, **domain)
 
 
 def weighted(expr, inputs):
@@ -71,23 +68,7 @@ def check_gradient(expr, inputs, targets, rtol=1e-6, atol=1e-8):
         np.testing.assert_allclose(grads[name], numeric, rtol=rtol, atol=atol, err_msg=expr)
 
 
-UNARY = {
-    "sin": {},
-    "cos": {},
-    "tan": {"lo": -1.2, "hi": 1.2},
-    "exp": {},
-    "log": {"lo": 0.3, "hi": 3.0},
-    "log1p": {"lo": -0.6, "hi": 2.0},
-    "sqrt": {"lo": 0.3, "hi": 3.0},
-    "square": {},
-    "abs": {"away": 0.2},
-    "sign": {"away": 0.2},
-    "tanh": {},
-    "sigmoid": {"lo": -4, "hi": 4},
-    "relu": {"away": 0.2},
-    "softplus": {"lo": -4, "hi": 4},
-    "neg": {},
-}
+UNARY = UNARY_DOMAINS
 
 
 @pytest.mark.parametrize("shape", [(), (4,), (3, 4)])
