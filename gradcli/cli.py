@@ -247,8 +247,9 @@ _TABLE_OR_JSON = click.option(
 def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
     """Why each gradient is None or zero: the node that cut or zeroed it.
 
-    One result per (output, input) pair. Exit status: 0 when every gradient is connected
-    and nonzero everywhere, 1 when some gradient is None or (partly) zero, 2 bad input.
+    One result per (output, input) pair. Exit status: 0 when every gradient is connected,
+    finite and nonzero everywhere, 1 when some gradient is None, (partly) zero or NaN/Inf,
+    2 bad input.
     """
     from .commands.explain import run
 

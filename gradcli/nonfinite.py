@@ -330,7 +330,12 @@ class Diagnosis:
             origin.detail = f"the constant {self.text(i)} is {value}{at}"
         else:
             args = self.operands(i, fresh)
-            overflow = node.op in OVERFLOWING and not self._pole(i, fresh)
+            # an empty reduction's -inf/inf is its identity, not an overflow
+            overflow = (
+                node.op in OVERFLOWING
+                and not self._pole(i, fresh)
+                and all(np.size(self.value(j)) for j in node.inputs)
+            )
             how = "overflows to" if overflow and "nan" not in value else "gives"
             origin.detail = f"{self.text(i)} {how} {value}{at}" + (f" ({args})" if args else "")
         origin.summary = (

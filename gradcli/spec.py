@@ -150,11 +150,11 @@ class Reader:
         out = []
         for key_node, value_node in node.value:
             self.spend(key_node)
+            if key_node.id == "scalar" and key_node.value == "<<":
+                raise self.error("YAML merge keys ('<<') are not supported", key_node)
             if key_node.id != "scalar" or key_node.tag not in (_STR, _INT, _FLOAT, _BOOL, _NULL):
                 raise self.error(f"keys in {what} must be names", key_node)
             key = key_node.value
-            if key == "<<":
-                raise self.error("YAML merge keys ('<<') are not supported", key_node)
             if key in seen:
                 first = self.pos(seen[key])
                 raise self.error(

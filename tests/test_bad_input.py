@@ -170,7 +170,8 @@ SPEC_CASES = [
     Case("set tag", "inputs:\n  x: !!set {a, b}\ngraph: {f: x}\n", "!!set", r"tag '!!set'"),
     Case("binary tag", "inputs:\n  x: !!binary aGk=\ngraph: {f: x}\n", "!!binary", r"'!!binary'"),
     Case("timestamp", "inputs:\n  x: 2001-12-14\ngraph: {f: x}\n", "2001", r"'!!timestamp'"),
-    Case("merge key", "inputs: {x: 1}\ngraph:\n  <<: {f: x}\n", "<<", r"keys in graph must be"),
+    Case("merge key", "inputs: {x: 1}\ngraph:\n  <<: {f: x}\n", "<<", r"merge keys \('<<'\)"),
+    Case("top-level merge key", "inputs: {x: 1}\ngraph: {f: x}\n<<: {b: 1}\n", "<<", r"merge keys"),
     # aliases and nesting
     Case("billion laughs", bomb(), (2, None), r"expands \(through aliases\) into too many values"),
     Case("aliased expression", expression_bomb(), (4, 8), r"too many values"),

@@ -801,3 +801,10 @@ def test_x_times_x_at_zero_is_one_zero_derivative():
     pair = one("-e", "sum(x * x)", "--at", "x=[0, 1]")
     assert (pair["status"], pair["zero_elements"]) == ("partially_zero", 1)
     assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("zero_derivative", 1)]
+
+
+def test_help_names_every_reason_for_exit_one():
+    res = invoke("explain", "--help")
+    assert res.code == 0
+    text = " ".join(res.stdout.split())
+    assert "1 when some gradient is None, (partly) zero or NaN/Inf" in text

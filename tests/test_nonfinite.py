@@ -479,3 +479,16 @@ def test_where_sqrt_hessian_follows_tensorflow():
     doc = run_json("hessian", spec("where_sqrt.yaml"))
     block = doc["hessian"]["x"]["x"]["value"]
     assert same(block, [["nan", 0.0, "nan"], ["nan", -0.03125, "nan"], ["nan", 0.0, "nan"]])
+
+
+def test_an_empty_reduction_is_not_called_an_overflow():
+    # logsumexp over nothing is -inf by definition (TensorFlow's identity), exp at 1000 overflows
+    res = invoke(
+        "eval", "-e", "logsumexp(x)", "--at", "x=[]", "--check", "off", "--format", "plain"
+    )
+    assert res.code == 0
+    assert res.stderr.splitlines() == [
+        "gradcli: warning: output f is -inf: forward origin at f (line 1): logsumexp(x) gives -inf"
+    ]
+    res = invoke("eval", "-e", "exp(x)", "--at", "x=1000", "--check", "off", "--format", "plain")
+    assert "exp(x) overflows to inf (x = 1000)" in res.stderr.splitlines()[0]
