@@ -41,6 +41,8 @@ def prepare(problem: Problem) -> Batch:
     with paused():
         grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds)
     targets = list(dict.fromkeys([*problem.outputs, *(r for r in grads.results if type(r) is int)]))
+    if any(node.op == "cond" for node in graph.nodes[len(needed) :]):
+        return Batch(problem, None, [], False)  # a cond in a custom gradient: per point too
     needed = graph.ancestors(targets, exec_inputs)
     vectorised = True
     for i, flag in enumerate(needed):

@@ -78,6 +78,11 @@ def run(
             for j in node.inputs if node.op != "cond" else exec_inputs(node):
                 needed[j] = 1
     order = [i for i in range(top + 1) if needed[i] and i not in values]
+    if any(nodes[i].op == "cond" and nodes[i].attrs.get("taken") is None for i in order):
+        # a cond built after the last resolve_conds (e.g. by a custom gradient's grad:):
+        # pick its branch now, as eager tf.cond would, then evaluate
+        resolve_conds(graph, targets, values)
+        return run(graph, targets, values, keep, scalar)
     last_use: dict[int, int] = {}
     if not keep:
         for i in order:

@@ -1,7 +1,10 @@
 """Core semantics through the library: dtypes, grad_ys, targets, functions, cond, conventions."""
 
+import json
+
 import numpy as np
 import pytest
+from helpers import invoke
 
 from gradcli.api import grad
 from gradcli.errors import GradcliError
@@ -315,3 +318,33 @@ def spec_problem(text):
     from gradcli.api import problem_from_text
 
     return problem_from_text(text)
+
+
+COND_IN_GRAD = """\
+inputs:
+  x: [2.0, -1.0]
+functions:
+  f:
+    params: [v]
+    body: v * v
+    grad: cond(sum(v) > 0, dy * 3, dy * 5)
+graph:
+  y: sum(f(x))
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["eval", "--check", "off"], ["explain"], ["graph", "--grad"], ["jacobian"], ["hessian"]],
+)
+def test_a_cond_inside_a_custom_gradient_is_resolved_when_it_runs(command):
+    # the cond is built with the gradient, after the forward conds were resolved;
+    # sum(v) = 1 > 0 takes dy * 3 (TensorFlow's eager tf.cond would too)
+    res = invoke(*command, "-", "--format", "json", input=COND_IN_GRAD)
+    assert res.code == 0, res.stderr
+    doc = json.loads(res.stdout)
+    if command[0] == "eval":
+        assert doc["outputs"]["y"]["value"] == 5.0
+        assert doc["gradients"]["x"]["value"] == [3.0, 3.0]
+    if command[0] == "jacobian":
+        assert doc["jacobian"]["y"]["x"]["value"] == [3.0, 3.0]

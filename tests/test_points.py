@@ -218,3 +218,17 @@ def test_a_closed_pipe_ends_the_run_quietly_with_status_0(tmp_path):
         math.sqrt(0 + 1.5 * 1.5 + 1) * 0 - 1.5 / 2 + 4.5
     )
     assert (code, proc.stderr.read()) == (0, b"")
+
+
+def test_a_cond_in_a_custom_gradient_takes_each_points_branch(tmp_path):
+    spec = (
+        "inputs:\n  x: 2.0\nfunctions:\n  f:\n    params: [v]\n    body: v * v\n"
+        "    grad: cond(v > 0, dy * 3, dy * 5)\ngraph:\n  y: f(x)\n"
+    )
+    path = tmp_path / "cond_in_grad.yaml"
+    path.write_text(spec)
+    res = invoke("eval", str(path), "--points", "-", input='{"x": 1}\n{"x": -1}\n{"x": 2}\n')
+    assert res.code == 0, res.stderr
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [r["gradients"]["x"] for r in rows] == [3.0, 5.0, 3.0]
+    assert [r["outputs"]["y"] for r in rows] == [1.0, 1.0, 4.0]
