@@ -160,3 +160,12 @@ def test_at_rejects_words_that_only_contain_inf():
     res = invoke("eval", "-e", "x", "--at", "x=[1, infinity]")
     assert res.code == 2 and res.stdout == ""
     assert res.stderr.startswith("gradcli: error: --at x: cannot read")
+
+
+def test_cond_branches_of_different_shapes_are_one_error_line():
+    res = invoke("eval", "-e", "cond(x > 0, x, [1.0, 2.0])", "--at", "x=1")
+    assert res.code == 2 and res.stdout == ""
+    assert res.stderr == (
+        "gradcli: error: <expr>:1:1: cond: the branches have shapes () and (2,); give them one "
+        "shape (e.g. broadcast_to(0.0, shape) or 0 * x for a zero branch) in 'f'\n"
+    )

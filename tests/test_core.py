@@ -269,10 +269,12 @@ def test_nested_cond_in_the_predicate():
     assert ev.outputs["f"] == 9.0 and ev.gradients["x"] == -6.0
 
 
-def test_cond_branches_broadcast():
-    ev = grad("sum(cond(sum(x) > 0, x * 2, 0.0))", {"x": [1.0, 2.0]})
-    assert ev.gradients["x"].tolist() == [2.0, 2.0]
-    ev = grad("sum(cond(sum(x) < 0, x * 2, 0.0))", {"x": [1.0, 2.0]})
+def test_cond_branches_must_have_one_shape():
+    # tf.cond returns the taken branch unchanged; broadcasting it would change sums and
+    # gradients (cond(p, x * 2, 1.0) summed over 2 elements: TF 1.0, a broadcast 2.0)
+    with pytest.raises(GradcliError, match=r"cond: the branches have shapes \(2,\) and \(\)"):
+        grad("sum(cond(sum(x) > 0, x * 2, 0.0))", {"x": [1.0, 2.0]})
+    ev = grad("sum(cond(sum(x) < 0, x * 2, broadcast_to(0.0, [2])))", {"x": [1.0, 2.0]})
     assert ev.outputs["f"] == 0.0 and ev.gradients["x"] is None
 
 

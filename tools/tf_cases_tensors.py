@@ -454,7 +454,7 @@ expr(
 )
 expr(
     "cond_broadcast_branch",
-    "cond(s > 0, x, m)",
+    "cond(s > 0, broadcast_to(x, [2, 3]), m)",
     {"s": 1.0, "x": [0.5, -1.0, 2.0], "m": M23},
     lambda v: tf.cond(v.s > 0, lambda: tf.broadcast_to(v.x, [2, 3]), lambda: v.m),
     exact=True,

@@ -548,7 +548,13 @@ def _cond_infer(attrs, pred, a, b):
         raise ShapeError(f"cond: the predicate must be boolean (a comparison), got {pred.dtype}")
     if pred.size != 1:
         raise ShapeError(f"cond: the predicate must be a scalar, got shape {fmt(pred.shape)}")
-    return broadcast("cond", a, b), same_dtype("cond", a, b)
+    if a.shape != b.shape:
+        # tf.cond returns the taken branch as it is; a static graph needs one shape
+        raise ShapeError(
+            f"cond: the branches have shapes {fmt(a.shape)} and {fmt(b.shape)}; give them one "
+            "shape (e.g. broadcast_to(0.0, shape) or 0 * x for a zero branch)"
+        )
+    return a.shape, same_dtype("cond", a, b)
 
 
 def _cond_cuts(node, ins):
@@ -560,7 +566,7 @@ def _cond_grad(b, n, g, i):
     return g if i == n.attrs.get("taken") else None
 
 
-# the executor evaluates the taken branch only and broadcasts it to the cond's shape
+# the executor evaluates the taken branch only
 register(
     Op(
         "cond",
