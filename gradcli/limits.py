@@ -40,6 +40,9 @@ ENV = {
 MAX_DEPTH_CAP = 1000
 
 
+TIMEOUT_CAP = 1_000_000  # seconds (11.6 days): any longer budget is a typo
+
+
 def flag(name: str) -> str:
     """The command-line flag of a limit: max_elements -> --max-elements."""
     return "--" + name.replace("_", "-")
@@ -63,6 +66,8 @@ def check(name: str, value, source: str):
         raise GradcliError(f"{source} must be positive, got {value}")
     if name == "max_depth" and value > MAX_DEPTH_CAP:
         raise GradcliError(f"{source} must be at most {MAX_DEPTH_CAP}, got {value}")
+    if name.endswith("_timeout") and not value <= TIMEOUT_CAP:  # also inf: deadlines overflow
+        raise GradcliError(f"{source} must be at most {TIMEOUT_CAP:,} seconds, got {value}")
     return value
 
 

@@ -114,7 +114,8 @@ def override_inputs(spec: Spec, at: dict[str, np.ndarray]) -> Spec:
                 raise GradcliError(f"--at {name}: the value does not fit in {old.dtype}")
         if old.dtype == "bool" and not np.all((value == 0) | (value == 1)):
             raise GradcliError(f"--at {name}: input '{name}' is bool; give true, false, 1 or 0")
-        inputs[name] = replace(old, value=value.astype(old.dtype))
+        with np.errstate(over="ignore"):  # 1e300 as float32 is inf, as in TensorFlow
+            inputs[name] = replace(old, value=value.astype(old.dtype))
     return replace(spec, inputs=inputs)
 
 

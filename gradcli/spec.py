@@ -468,7 +468,8 @@ def _read_input(reader: Reader, name: str, node, pos: Pos) -> InputSpec:
             raise reader.error(
                 f"{what} has dtype bool but holds values other than 0 and 1", fields[source]
             )
-    value = value.astype(dtype)
+    with np.errstate(over="ignore"):  # 1e300 as float32 is inf, as in TensorFlow
+        value = value.astype(dtype)
     trainable = is_float(dtype)
     if "trainable" in fields:
         flag = reader.scalar(fields["trainable"])

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 
 import pytest
 from helpers import SPECS, invoke, run_json, spec
@@ -169,3 +170,27 @@ def test_cond_branches_of_different_shapes_are_one_error_line():
         "gradcli: error: <expr>:1:1: cond: the branches have shapes () and (2,); give them one "
         "shape (e.g. broadcast_to(0.0, shape) or 0 * x for a zero branch) in 'f'\n"
     )
+
+
+@pytest.mark.parametrize(
+    "text, at",
+    [
+        ("inputs:\n  x: {value: 1e300, dtype: float32}\ngraph:\n  z: x\n", []),
+        ("inputs:\n  x: {value: 1.0, dtype: float32}\ngraph:\n  z: x * 2\n", ["--at", "x=1e300"]),
+    ],
+)
+def test_a_float32_value_past_its_range_is_inf_without_a_numpy_warning(text, at):
+    # TensorFlow: tf.constant(1e300, tf.float32) is inf; a numpy warning here becomes an error
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = invoke("eval", "-", "--check", "off", "--format", "plain", *at, input=text)
+    assert res.code == 0
+    assert res.stdout.splitlines()[0] == "output\tz\tinf"
+    assert all(line.startswith("gradcli: warning: ") for line in res.stderr.splitlines())
+
+
+@pytest.mark.parametrize("option", ["--sympy-timeout", "--fd-timeout"])
+def test_an_endless_time_budget_is_refused(option):
+    res = invoke(option, "inf", "check", "-e", "x*x", "--at", "x=1")
+    assert res.code == 2
+    assert res.stderr == f"gradcli: error: {option} must be at most 1,000,000 seconds, got inf\n"

@@ -162,7 +162,8 @@ def const(
     graph: Graph, value, dtype: str, *, entry: str | None = None, pos: Pos | None = None
 ) -> int:
     """A constant node; small constants are shared so rules can emit them freely."""
-    arr = np.asarray(value, dtype=dtype)
+    with np.errstate(over="ignore"):  # a float64 literal past float32's range is inf
+        arr = np.asarray(value, dtype=dtype)
     small = arr.size <= 64
     key = (dtype, arr.shape, arr.tobytes()) if small else None
     if key is not None and key in graph.const_cache:
