@@ -494,8 +494,8 @@ def _attribute(opname: str, name: str, value, pos: Pos):
     if isinstance(value, ast.Str):
         raise GradcliError(f"{opname}: {name} must be a constant, not a string", pos)
     if name in ("keepdims", "exclusive", "reverse"):
-        if isinstance(value, Lit) and value.value.shape == ():
-            return bool(value.value)
+        if isinstance(value, Lit) and value.value.shape == () and value.value in (0, 1):
+            return bool(value.value)  # true, false, 1 or 0
         raise GradcliError(f"{opname}: {name} must be true or false", pos)
     # axis, axes, shape: an integer or a list of integers
     if isinstance(value, Lit) and value.value.shape == () and name == "axis":

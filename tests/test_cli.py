@@ -194,3 +194,42 @@ def test_an_endless_time_budget_is_refused(option):
     res = invoke(option, "inf", "check", "-e", "x*x", "--at", "x=1")
     assert res.code == 2
     assert res.stderr == f"gradcli: error: {option} must be at most 1,000,000 seconds, got inf\n"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["-e", "sum(x, keepdims=0.5)", "--at", "x=[1,2]"],
+            "<expr>:1:8: sum: keepdims must be true or false",
+        ),
+        (
+            ["-e", "cumsum(x, reverse=2)", "--at", "x=[1,2]"],
+            "<expr>:1:11: cumsum: reverse must be true or false",
+        ),
+        (
+            ["-e", "x*y", "--at", "x=2", "--at", "y=3", "--wrt", "x,x,y"],
+            "--wrt names x more than once",
+        ),
+        (
+            [
+                "-",
+            ],
+            "<stdin>:3:10: wrt names 'x' twice",
+        ),
+    ],
+)
+def test_flags_and_duplicate_targets_are_refused(args, message):
+    res = invoke("eval", *args, input="inputs: {x: 1.0}\ngraph: {f: x*x}\nwrt: [x, x]\n")
+    assert res.code == 2 and res.stdout == ""
+    assert res.stderr == f"gradcli: error: {message}\n"
+
+
+def test_keepdims_takes_one_and_zero_as_true_and_false():
+    assert run_json("eval", "-e", "sum(x, keepdims=1)", "--at", "x=[1,2]")["outputs"]["f"][
+        "value"
+    ] == [3.0]
+    assert (
+        run_json("eval", "-e", "sum(x, keepdims=0)", "--at", "x=[1,2]")["outputs"]["f"]["value"]
+        == 3.0
+    )

@@ -39,6 +39,9 @@ def parse_names(options) -> list[str] | None:
     names = [n for n in names if n]
     if not names:
         raise GradcliError("--wrt needs at least one name")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:  # gradients are reported by name: one per target
+        raise GradcliError(f"--wrt names {', '.join(twice)} more than once")
     return names
 
 
