@@ -227,11 +227,6 @@ class Reader:
             names = [(part.strip(), self.pos(node)) for part in text.split(",") if part.strip()]
         if not names:
             raise self.error(f"{what} is empty; name at least one, or leave {what} out", node)
-        seen: set[str] = set()
-        for name, pos in names:  # results are reported by name: one per name
-            if name in seen:
-                raise GradcliError(f"{what} names '{name}' twice", pos)
-            seen.add(name)
         return names
 
     def number_array(self, node, what: str) -> np.ndarray:

@@ -722,7 +722,9 @@ def test_every_unconnected_or_zero_pair_has_a_cause(seed):
             return f"maximum({gen(d - 1)}, {gen(d - 1)})"
         if r < 0.9:
             return f"where({gen(d - 1)} > 0, {gen(d - 1)}, {gen(d - 1)})"
-        return f"cond(sum({gen(d - 1)}) > 0, {gen(d - 1)}, {gen(d - 1)})"
+        # cond's branches need one shape: every leaf is () or (3,)
+        a, b = gen(d - 1), gen(d - 1)
+        return f"cond(sum({gen(d - 1)}) > 0, broadcast_to({a}, [3]), broadcast_to({b}, [3]))"
 
     at = ["--at", "x=[-1, 0, 2]", "--at", "y=[0.5, -2, 0]", "--at", "z=1.5"]
     checked = 0

@@ -71,7 +71,8 @@ def graph_expression(draw, depth: int = 0, smooth: bool = False) -> tuple[str, t
     if kind == "structural":
         a, shape = draw(graph_expression(depth + 1, smooth))
         template = draw(st.sampled_from(STRUCTURAL[shape]))
-        return template.format(*[a] * template.count("{}")), shape
+        # parenthesised: `m ** 2` indexed must read (m ** 2)[::-1], not m ** 2[::-1]
+        return template.format(*[f"({a})"] * template.count("{}")), shape
     if kind == "unary":
         template = draw(st.sampled_from([u for u in UNARY if not (smooth and "stop" in u)]))
         a, shape = draw(graph_expression(depth + 1, smooth))

@@ -39,10 +39,7 @@ def parse_names(options) -> list[str] | None:
     names = [n for n in names if n]
     if not names:
         raise GradcliError("--wrt needs at least one name")
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:  # gradients are reported by name: one per target
-        raise GradcliError(f"--wrt names {', '.join(twice)} more than once")
-    return names
+    return list(dict.fromkeys(names))  # results are keyed by name: x,x,y is x,y
 
 
 MAX_SPEC_BYTES = 64 * 2**20  # a spec is text a person or a generator writes; /dev/zero is not
