@@ -13,10 +13,15 @@ from .errors import GradcliError
 from .graph import FLOAT_DTYPES, Graph, Node
 from .ops import REGISTRY, resolve_cond
 
-# ops whose numpy forward is an elementwise ufunc: results are fresh, buffers reusable
+# ops whose numpy forward is an elementwise ufunc, or takes out= like one: results are
+# fresh, buffers reusable
 ELEMENTWISE_UFUNCS = frozenset(
     name for name, op in REGISTRY.items() if op.elementwise and isinstance(op.forward, np.ufunc)
-)
+) | {"tanh_grad"}
+
+# dead buffers kept for the next elementwise result of their shape and dtype: a fresh
+# 80 MB array costs ~20,000 page faults on first touch
+POOL_SIZE = 2
 
 
 def exec_inputs(node: Node) -> tuple[int, ...]:
@@ -104,6 +109,7 @@ def run(
         if i <= top:
             vals[i] = v
     no_frees = ()
+    pool: dict = {}  # (shape, dtype) -> dead owned buffers, POOL_SIZE at most in all
     with np.errstate(all="ignore"):
         for i in order:
             node = nodes[i]
@@ -120,15 +126,19 @@ def run(
             fn, fallback = _step(node, args, nodes, scalar)
             try:
                 if fallback is None and opname in ELEMENTWISE_UFUNCS and node.dtype in FLOAT_DTYPES:
-                    vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use)
+                    vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use, pool)
                 elif len(args) == 1:
                     vals[i] = fn(vals[args[0]])
                 elif len(args) == 2:
                     vals[i] = fn(vals[args[0]], vals[args[1]])
                 else:
                     vals[i] = fn(*[vals[j] for j in args])
-                if type(vals[i]) is np.ndarray and not owned[i]:
-                    _disown_aliased(vals[i], args, vals, owned)
+                result = vals[i]
+                if type(result) is np.ndarray:
+                    if not owned[i]:
+                        _disown_aliased(result, args, vals, owned)
+                elif type(result) is not float and not isinstance(result, np.generic):
+                    _disown_aliased(None, args, vals, owned)  # a container may hold an operand
             except (ArithmeticError, ValueError):
                 # Python-float arithmetic raises where numpy returns inf or nan: redo in numpy
                 numpy_fn = fallback.fn(node.attrs) if fallback is not None else fn
@@ -139,6 +149,11 @@ def run(
             except (TypeError, IndexError, MemoryError) as exc:
                 raise _eval_error(node, exc) from None
             for j in frees.get(i, no_frees):
+                if owned[j]:
+                    owned[j] = 0
+                    if sum(map(len, pool.values())) < POOL_SIZE:
+                        buf = vals[j]
+                        pool.setdefault((buf.shape, buf.dtype), []).append(buf)
                 vals[j] = None
     out = {t: vals[t] for t in targets}
     if keep:
@@ -146,8 +161,9 @@ def run(
     return out
 
 
-def _ufunc_step(fn, node: Node, args, vals, owned: bytearray, last_use: dict):
-    """An elementwise ufunc, written into the buffer of an operand it uses for the last time.
+def _ufunc_step(fn, node: Node, args, vals, owned: bytearray, last_use: dict, pool: dict):
+    """An elementwise ufunc, written into the buffer of an operand it uses for the last time,
+    else into a pooled dead buffer of its shape and dtype, else into a fresh array.
 
     Like an in-place op on a dead tensor: the 10^7-element loss then peaks at five live
     arrays instead of six and allocates far less (last_use is empty when values are kept).
@@ -165,6 +181,16 @@ def _ufunc_step(fn, node: Node, args, vals, owned: bytearray, last_use: dict):
                 owned[j] = 0
                 owned[i] = 1
                 return out
+    bufs = pool.get((node.shape, np.dtype(node.dtype)))
+    if bufs:
+        buf = bufs.pop()
+        try:
+            out = fn(*ins, out=buf)
+        except TypeError:
+            pass  # a casting rule refuses the buffer: drop it, allocate instead
+        else:
+            owned[i] = 1
+            return out
     out = fn(*ins)
     if type(out) is np.ndarray:
         owned[i] = 1
@@ -174,7 +200,7 @@ def _ufunc_step(fn, node: Node, args, vals, owned: bytearray, last_use: dict):
 def _disown_aliased(result, args, vals, owned: bytearray) -> None:
     """A result that is an operand or a view shares its memory: that operand's buffer is no
     longer free to overwrite when it dies."""
-    view = result.base is not None
+    view = result is None or result.base is not None
     for j in args:
         if owned[j] and (view or result is vals[j]):
             owned[j] = 0

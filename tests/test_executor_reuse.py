@@ -58,3 +58,66 @@ def test_inputs_are_never_overwritten():
     evaluate(problem)
     evaluate(problem)
     assert problem.graph[problem.graph.inputs[0]].attrs["value"].tolist() == before.tolist()
+
+
+def test_pooled_buffers_take_later_results_bit_for_bit(monkeypatch):
+    import gradcli.executor as executor
+
+    taken = []
+    original = executor._ufunc_step
+
+    def spy(fn, node, args, vals, owned, last_use, pool):
+        before = sum(map(len, pool.values()))
+        out = original(fn, node, args, vals, owned, last_use, pool)
+        taken.append(before - sum(map(len, pool.values())))
+        return out
+
+    monkeypatch.setattr(executor, "_ufunc_step", spy)
+    # x * x dies in its sum; sin(x) has no dead operand, so it takes that buffer
+    text = (
+        "inputs:\n  x: {random: normal, shape: [1000], seed: 1}\n"
+        "graph:\n  f: sum(x * x) + sum(sin(x) * tanh(x) * x + exp(-x * x))\n"
+    )
+    problem = problem_from_text(text)
+    x = problem.graph[problem.graph.inputs[0]].attrs["value"]
+    before = x.copy()
+    ev = evaluate(problem)
+    assert sum(taken) >= 1
+    kept = evaluate(problem_from_text(text), keep=True)
+    assert kept.outputs["f"] == ev.outputs["f"]
+    assert np.array_equal(kept.gradients["x"], ev.gradients["x"])
+    assert np.array_equal(x, before)
+    assert not np.shares_memory(ev.gradients["x"], x)
+    # d/dx by hand: 2x + cos(x) t x + sin(x) (1 - t^2) x + sin(x) t - 2 x e
+    t, e = np.tanh(before), np.exp(-before * before)
+    s, c = np.sin(before), np.cos(before)
+    expected = 2 * x + c * t * x + s * (1 - t * t) * x + s * t - 2 * x * e
+    np.testing.assert_allclose(ev.gradients["x"], expected, rtol=1e-12, atol=1e-14)
+
+
+def test_tanh_grad_forward_matches_the_plain_expression_bit_for_bit():
+    from gradcli.ops import REGISTRY
+
+    forward = REGISTRY["tanh_grad"].forward
+    rng = np.random.default_rng(3)
+    y64, dy64 = np.tanh(rng.normal(size=(4, 5))), rng.normal(size=(4, 5))
+    cases = [
+        (y64, dy64),
+        (y64[0], dy64),  # y broadcast
+        (y64, dy64[:, :1]),  # dy broadcast
+        (y64.astype(np.float32), dy64.astype(np.float32)),
+        (y64.astype(np.float32), dy64),  # mixed: the result is float64
+        (np.float64(0.5), np.float64(2.0)),
+        (np.array(0.5), np.array(2.0)),
+    ]
+    for y, dy in cases:
+        expected = dy * (1.0 - y * y)
+        got = forward(y, dy)
+        assert np.asarray(got).dtype == np.asarray(expected).dtype
+        assert np.array_equal(got, expected)
+    # out= holding y or holding dy (the executor's dead-operand buffers)
+    expected = dy64 * (1.0 - y64 * y64)
+    y, dy = y64.copy(), dy64.copy()
+    assert np.array_equal(forward(y, dy, out=y), expected)
+    y, dy = y64.copy(), dy64.copy()
+    assert np.array_equal(forward(y, dy, out=dy), expected)

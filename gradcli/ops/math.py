@@ -515,9 +515,28 @@ def _tanh_grad_grad_y(b, n, g):
     return b.mul(b.mul(b.mul(g, b.const(-2.0, like=y)), dy), y)
 
 
+def _tanh_grad_forward(y, dy, out=None):
+    """dy * (1 - y*y), the same three roundings, with one array instead of three temporaries.
+
+    out (a dead buffer of the result's shape and dtype, from the executor) takes y*y unless
+    it holds dy, which is still to be read.
+    """
+    t = np.multiply(y, y, out=None if out is None or np.may_share_memory(out, dy) else out)
+    if type(t) is not np.ndarray:  # 0-d values: numpy scalars, no buffer to reuse
+        return dy * (1.0 - t)
+    np.subtract(1.0, t, out=t)
+    dest = t if out is None else out
+    if (
+        np.broadcast_shapes(np.shape(dy), t.shape) != dest.shape
+        or np.result_type(dy, t) != dest.dtype
+    ):
+        return dy * t
+    return np.multiply(dy, t, out=dest)
+
+
 binary(
     "tanh_grad",
-    lambda y, dy: dy * (1.0 - y * y),
+    _tanh_grad_forward,
     lambda y, dy: dy * (1.0 - y * y),
     (_tanh_grad_grad_y, lambda b, n, g: b.tanh_grad(_x(n), g)),
     public=False,
