@@ -59,16 +59,6 @@ def needed(graph: Graph, roots, stop=()) -> list[int]:
     return [i for i in range(top + 1) if marked[i]]
 
 
-def live_nodes(graph: Graph, order: list[int], sources) -> set[int]:
-    """The nodes of `order` that depend on a source through differentiable edges."""
-    live = set(sources)
-    nodes = graph.nodes
-    for i in order:
-        if i not in live and any(j in live for j in follows(nodes[i])):
-            live.add(i)
-    return live
-
-
 def tree_size(graph: Graph, outputs) -> float:
     """An estimate of the SymPy expression size of sum(outputs), shared sub-expressions
     counted at every use (as SymPy's printer and differentiation walk them)."""

@@ -232,3 +232,16 @@ def test_a_cond_in_a_custom_gradient_takes_each_points_branch(tmp_path):
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     assert [r["gradients"]["x"] for r in rows] == [3.0, 5.0, 3.0]
     assert [r["outputs"]["y"] for r in rows] == [1.0, 1.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"x": 1}\n{"x": 1, "x": 2}\n', "<stdin>:2:1: input 'x' is given twice"),
+        ("[1]\n", '<stdin>:1:1: expected a JSON object of input values, e.g. {"x": 1.5}'),
+    ],
+)
+def test_a_json_line_with_a_repeated_key_or_no_object_is_refused(text, message):
+    res = invoke("eval", "-e", "x", "--at", "x=0", "--points", "-", input=text)
+    assert res.code == 2
+    assert res.stderr == f"gradcli: error: {message}\n"

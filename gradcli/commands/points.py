@@ -26,7 +26,20 @@ CHUNK = 8192  # points per vectorised run: large enough to amortise, small enoug
 _NONFINITE = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
-_decode = json.JSONDecoder().decode
+class _TwiceError(ValueError):
+    """A key given twice in one JSON object."""
+
+
+def _unique_object(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _TwiceError(twice)
+    return obj
+
+
+_decode = json.JSONDecoder(object_pairs_hook=_unique_object).decode
 
 
 class PointError(GradcliError):
@@ -53,7 +66,7 @@ def open_points(path: str):
 
 class Reader:
     """Points as (line number, {input id: value}); the format is CSV when the file name ends
-    in .csv or the first non-blank line does not start with '{', else JSON Lines."""
+    in .csv or the first non-blank line starts with neither '{' nor '[', else JSON Lines."""
 
     def __init__(self, stream, label: str, inputs: dict, csv_hint: bool | None = None):
         self.stream = stream
@@ -81,7 +94,9 @@ class Reader:
         if first is None:
             return
         is_csv = (
-            self.csv_hint if self.csv_hint is not None else not first[1].lstrip().startswith("{")
+            self.csv_hint
+            if self.csv_hint is not None
+            else not first[1].lstrip().startswith(("{", "["))  # "[": a JSON line, not a header
         )
         if is_csv:
             yield from self._csv(first, lines)
@@ -106,6 +121,8 @@ class Reader:
             obj = _decode(text)
         except json.JSONDecodeError as exc:
             raise self.error(lineno, f"not valid JSON: {exc.msg}", exc.colno) from None
+        except _TwiceError as exc:
+            raise self.error(lineno, f"input '{exc.args[0]}' is given twice") from None
         except RecursionError:
             raise self.error(lineno, "nested too deeply") from None
         if not isinstance(obj, dict):

@@ -175,12 +175,6 @@ def const(
     return i
 
 
-def const_value(graph: Graph, i: int):
-    """The value of a const node, or None for any other node."""
-    node = graph.nodes[i]
-    return node.attrs["value"] if node.op == "const" else None
-
-
 def is_const_equal(graph: Graph, i: int, number: float) -> bool:
     """True when node i is a constant whose every element equals number."""
     node = graph.nodes[i]
