@@ -198,8 +198,12 @@ class Diagnosis:
             kind = WHERE_TRAP
         elif forward is not None:
             kind = PROPAGATED
-        elif node.op in OVERFLOWING and not self._pole(m, elements):
-            kind = OVERFLOW
+        elif (
+            node.op in OVERFLOWING
+            and not self._pole(m, elements)
+            and not np.isnan(np.asarray(self.value(m))[elements]).any()
+        ):
+            kind = OVERFLOW  # inf from finite values; a nan is a domain error: singular
         else:
             kind = SINGULAR
         key = (kind, f, forward)

@@ -492,3 +492,12 @@ def test_an_empty_reduction_is_not_called_an_overflow():
     ]
     res = invoke("eval", "-e", "exp(x)", "--at", "x=1000", "--check", "off", "--format", "plain")
     assert "exp(x) overflows to inf (x = 1000)" in res.stderr.splitlines()[0]
+
+
+def test_a_nan_from_a_domain_error_is_not_called_an_overflow():
+    # (-x) ** 0.5 at x = 1: TensorFlow's value and gradient are nan; the derivative is
+    # undefined there (a domain error), nothing overflowed
+    doc = run_json("eval", "-e", "(-x)**0.5", "--at", "x=1", "--check", "off")
+    assert doc["outputs"]["f"]["value"] == "nan" and doc["gradients"]["x"]["value"] == "nan"
+    text = " ".join(w["message"] for w in doc["warnings"])
+    assert "overflow" not in text and "singular_derivative" in text
