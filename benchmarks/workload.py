@@ -95,19 +95,19 @@ def points_numpy_io(path, reps):
 
 # --- gradcli ---------------------------------------------------------------------------------
 def _problem(spec_text, path):
-    from gradcli.problem import build_problem
-    from gradcli.spec import load_spec
+    from gradcli.spec.problem import build_problem
+    from gradcli.spec.reader import load_spec
 
     return build_problem(load_spec(spec_text, path))
 
 
 def engine(path, reps, forward=False):
     """Parse and build once (timed), then forward+gradient on a fresh graph per repetition."""
-    from gradcli.engine import evaluate
-    from gradcli.executor import resolve_conds, run
-    from gradcli.gcpause import paused
-    from gradcli.problem import build_problem
-    from gradcli.spec import load_spec
+    from gradcli.core.evaluation import evaluate
+    from gradcli.core.executor import resolve_conds, run
+    from gradcli.runtime.gcpause import paused
+    from gradcli.spec.problem import build_problem
+    from gradcli.spec.reader import load_spec
 
     with open(path) as fh:
         text = fh.read()

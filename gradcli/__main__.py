@@ -1,3 +1,3 @@
-from .cli import main
+from gradcli.cli.main import main
 
 main()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import Evaluation, evaluate
-from .gcpause import paused
-from .problem import Problem, build_problem, override_inputs, spec_from_expression
-from .spec import load_spec
+from gradcli.core.evaluation import Evaluation, evaluate
+from gradcli.runtime.gcpause import paused
+from gradcli.spec.problem import Problem, build_problem, override_inputs, spec_from_expression
+from gradcli.spec.reader import load_spec
 
 
 def problem_from_text(

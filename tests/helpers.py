@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from gradcli.cli import cli
+from gradcli.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"

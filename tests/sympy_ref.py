@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from gradcli.executor import resolve_conds
-from gradcli.ops.infer import normalize_axes
+from gradcli.core.executor import resolve_conds
+from gradcli.core.ops.infer import normalize_axes
 
 
 class Unsupported(Exception):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 from helpers import invoke
 
-from gradcli.cli import cli
+from gradcli.cli.main import cli
 
 COMMANDS = [
     c for c in ("eval", "explain", "check", "graph", "jacobian", "hessian") if c in cli.commands

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from helpers import SPECS, invoke, run_json, spec
 
-from gradcli.ops import REGISTRY
+from gradcli.core.ops import REGISTRY
 
 
 @pytest.fixture(autouse=True)
 def fresh_limits(monkeypatch):
     """Each test starts from the default limits (a CLI run replaces limits.current)."""
-    from gradcli import limits
+    from gradcli.runtime import limits
 
     monkeypatch.setattr(limits, "current", limits.Limits())
 
@@ -439,7 +439,7 @@ def test_time_budget_falls_back_and_says_so():
 
 
 def test_recursion_error_falls_back(monkeypatch):
-    from gradcli import symbolic
+    from gradcli.check import sympy_translation as symbolic
 
     def deep(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded")
@@ -522,7 +522,7 @@ def test_tolerance_options_are_used():
 def test_sympy_is_not_imported(args):
     code = (
         "import sys\n"
-        "from gradcli.cli import cli\n"
+        "from gradcli.cli.main import cli\n"
         f"rc = cli.main({args!r}, standalone_mode=False)\n"
         "sys.stdout.flush()\n"
         "assert 'sympy' not in sys.modules, 'sympy was imported'\n"
@@ -539,7 +539,7 @@ def test_sympy_is_not_imported(args):
 def test_sympy_is_imported_by_the_default_check():
     code = (
         "import sys\n"
-        "from gradcli.cli import cli\n"
+        "from gradcli.cli.main import cli\n"
         "cli.main(['eval', 'specs/quadratic.yaml'], standalone_mode=False)\n"
         "print('sympy' in sys.modules)\n"
     )

@@ -13,14 +13,14 @@ from helpers import UNARY_DOMAINS, central_difference
 from helpers import draw as shared_draw
 
 from gradcli.api import grad
-from gradcli.check import run_check
-from gradcli.reference import needed
+from gradcli.check.conventions import needed
+from gradcli.check.run import run_check
 
 
 @pytest.fixture(autouse=True)
 def fresh_limits(monkeypatch):
     """Each test starts from the default limits (a CLI run replaces limits.current)."""
-    from gradcli import limits
+    from gradcli.runtime import limits
 
     monkeypatch.setattr(limits, "current", limits.Limits())
 
@@ -224,7 +224,7 @@ INTERNAL = {
 def test_internal_op_translation_matches_its_forward(name):
     import sympy
 
-    from gradcli.ops import REGISTRY
+    from gradcli.core.ops import REGISTRY
 
     a, b = (np.array(v) for v in INTERNAL[name])
     op = REGISTRY[name]
@@ -241,7 +241,7 @@ def test_internal_op_translation_matches_its_forward(name):
 def test_getitem_grad_translation_scatters():
     import sympy
 
-    from gradcli.ops import REGISTRY
+    from gradcli.core.ops import REGISTRY
 
     attrs = {"shape": [3, 2], "index": (slice(1, 3), 0)}
     g = np.array([sympy.Symbol("a"), sympy.Symbol("b")], dtype=object)

@@ -7,7 +7,7 @@ import pytest
 from helpers import invoke
 
 from gradcli.api import grad
-from gradcli.errors import GradcliError
+from gradcli.runtime.errors import GradcliError
 
 
 def spec_grad(text, **kw):
@@ -301,7 +301,7 @@ def test_twenty_thousand_terms_on_one_line():
 def test_executor_frees_values_after_their_last_use():
     import tracemalloc
 
-    from gradcli.executor import run
+    from gradcli.core.executor import run
 
     n, size = 40, 250_000  # 40 intermediates of 2 MB each
     lines = ["inputs:", f"  x0: {{zeros: [{size}]}}", "graph:"]

@@ -5,7 +5,7 @@ import tracemalloc
 import numpy as np
 
 from gradcli.api import problem_from_text
-from gradcli.engine import evaluate
+from gradcli.core.evaluation import evaluate
 
 
 def test_elementwise_loss_reuses_dead_buffers():
@@ -61,7 +61,7 @@ def test_inputs_are_never_overwritten():
 
 
 def test_pooled_buffers_take_later_results_bit_for_bit(monkeypatch):
-    import gradcli.executor as executor
+    import gradcli.core.executor as executor
 
     taken = []
     original = executor._ufunc_step
@@ -96,7 +96,7 @@ def test_pooled_buffers_take_later_results_bit_for_bit(monkeypatch):
 
 
 def test_tanh_grad_forward_matches_the_plain_expression_bit_for_bit():
-    from gradcli.ops import REGISTRY
+    from gradcli.core.ops import REGISTRY
 
     forward = REGISTRY["tanh_grad"].forward
     rng = np.random.default_rng(3)

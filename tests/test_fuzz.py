@@ -14,8 +14,8 @@ from helpers import SPECS, invoke
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from gradcli.cli import cli
-from gradcli.ops import public_ops
+from gradcli.cli.main import cli
+from gradcli.core.ops import public_ops
 
 COMMANDS = [
     c for c in ("eval", "explain", "check", "graph", "jacobian", "hessian") if c in cli.commands

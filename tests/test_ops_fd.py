@@ -14,10 +14,10 @@ import pytest
 from helpers import UNARY_DOMAINS, central_difference
 from helpers import draw as shared_draw
 
-from gradcli import ops
 from gradcli.api import problem_from_expression
-from gradcli.autodiff import gradients
-from gradcli.executor import resolve_conds, run
+from gradcli.core import ops
+from gradcli.core.autodiff import gradients
+from gradcli.core.executor import resolve_conds, run
 
 RNG = np.random.default_rng(20261121)
 

@@ -179,7 +179,7 @@ def test_a_million_points_stream_in_bounded_memory(tmp_path):
             fh.write(f'{{"a": {i % 1000 / 100!r}, "b": {i % 77 / 7!r}}}\n')
     script = (
         "import resource, sys\n"
-        "from gradcli.cli import cli\n"
+        "from gradcli.cli.main import cli\n"
         "code = cli.main(sys.argv[1:], prog_name='gradcli', standalone_mode=False)\n"
         "sys.stdout.flush()\n"
         "print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"

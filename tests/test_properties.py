@@ -189,7 +189,7 @@ def test_lazy_broadcast_regression() -> None:
 @given(expr=graph_expression(smooth=True), seed=st.integers(0, 2**32 - 1))
 def test_jacobian_and_hessian_match_finite_differences(expr, seed) -> None:
     from gradcli.api import problem_from_text
-    from gradcli.jacobian import hessian, jacobian
+    from gradcli.core.jacobian import hessian, jacobian
 
     text = spec_text(expr[0])
     at = values(seed)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from gradcli import explain as explain_module
 from gradcli.api import problem_from_text
-from gradcli.scalarzeros import ScalarTrace
-from gradcli.zeros import ZeroTrace
+from gradcli.explain import analysis as explain_module
+from gradcli.explain.numeric_zeros import ZeroTrace
+from gradcli.explain.scalar_zeros import ScalarTrace
 
 CASES = {
     "mask": "inputs: {x: 2.0, y: 0.0}\ngraph: {f: x * y}\n",

@@ -8,10 +8,10 @@ from helpers import spec
 
 SCRIPT = (
     "import sys\n"
-    "from gradcli.cli import cli\n"
+    "from gradcli.cli.main import cli\n"
     "cli.main(sys.argv[1:], prog_name='gradcli', standalone_mode=False)\n"
-    "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'sympy' or m in "
-    "('gradcli.check', 'gradcli.checkview', 'gradcli.finite', 'rich.table'))\n"
+    "heavy = sorted(m for m in sys.modules if m.split('.')[0] == 'sympy' "
+    "or m.startswith('gradcli.check') or m in ('gradcli.views.check_report', 'rich.table'))\n"
     "print('HEAVY', heavy, file=sys.stderr)\n"
 )
 

@@ -31,9 +31,9 @@ import pytest
 from helpers import invoke
 
 from gradcli import api
-from gradcli.autodiff import gradients
-from gradcli.executor import resolve_conds, run
-from gradcli.ops import ZERO_GRAD
+from gradcli.core.autodiff import gradients
+from gradcli.core.executor import resolve_conds, run
+from gradcli.core.ops import ZERO_GRAD
 
 DATA = json.loads((Path(__file__).parent / "data" / "tf_reference.json").read_text())
 CASES = {c["id"]: c for c in DATA["cases"]}
@@ -240,7 +240,7 @@ def test_reference_data_is_tensorflow_2_21():
 
 
 def test_every_public_op_is_covered():
-    from gradcli.ops import public_ops
+    from gradcli.core.ops import public_ops
 
     texts = [c.get("expr") or c["spec"] for c in DATA["cases"]]
     texts += [h["expr"] for h in DATA["hessians"]]

@@ -1,0 +1,284 @@
+"""Cross-check gradients against SymPy's derivative or central finite differences.
+
+The references differentiate the forward graph, never gradcli's gradient graph, so they
+are independent of autodiff (see reference.py for the conventions they share with it).
+
+Choosing the method (`auto`): SymPy for float64 specs whose expression is small enough
+(limits.sympy_max_nodes, estimated from the graph before anything is built), finite
+differences in float64 otherwise and for float32 specs. SymPy runs in a worker process
+with a wall-clock budget (limits.sympy_timeout); when it runs out, hits the recursion
+limit or fails, the check falls back to finite differences and says why.
+
+This is the only module that imports sympy, and only when a check needs SymPy.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import partial
+
+from gradcli.check import finite_differences as finite
+from gradcli.check.compare import CustomCheck, InputCheck, compare, compare_custom, tolerances
+from gradcli.check.conventions import CustomGradient, forward_values, needed, tree_size
+from gradcli.core.evaluation import Evaluation
+from gradcli.core.graph import is_float
+from gradcli.runtime import budget, limits
+
+METHODS = ("auto", "sympy", "fd")
+RECURSION_LIMIT = 10_000  # in the worker: deep expressions; a C stack overflow only kills it
+
+
+@dataclass
+class CheckReport:
+    """The outcome of one check: per input, per custom call, and the formulas asked for."""
+
+    requested: str | None  # auto, sympy, fd; None when only formulas were asked for
+    method: str | None  # the method that gave the reference values
+    reason: str | None  # why that method: a SymPy fallback, or a float32 spec
+    fallback: bool
+    inputs: dict[str, InputCheck]
+    customs: list[CustomCheck] = field(default_factory=list)
+    formulas: list[dict] | None = None
+    formula_note: str | None = None
+    evaluations: int = 0  # forward evaluations finite differences made
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.inputs.values()) and all(c.ok for c in self.customs)
+
+    @property
+    def max_abs_error(self) -> float:
+        return max((c.max_abs_error for c in self.inputs.values()), default=0.0)
+
+    @property
+    def max_rel_error(self) -> float:
+        return max((c.max_rel_error for c in self.inputs.values()), default=0.0)
+
+
+def run_check(
+    ev: Evaluation,
+    method: str | None = "auto",
+    *,
+    symbolic: bool = False,
+    customs: bool = False,
+    rtol: float | None = None,
+    atol: float | None = None,
+    fd_elements: int | None = None,
+) -> CheckReport:
+    """Check ev's gradients (method None: formulas only); customs=True also checks every
+    custom gradient against the derivative of its function's body; finite differences
+    perturb at most fd_elements elements (default limits.fd_max_elements)."""
+    started = time.monotonic()
+    problem = ev.problem
+    graph = problem.graph
+    outputs = [o for o in problem.outputs if is_float(graph[o].dtype)]
+    # the forward values at the point: the evaluation's own when it kept them
+    values = ev.values if ev.values is not None else forward_values(graph, problem.outputs)
+    checks = _input_checks(ev, rtol, atol)
+    order = needed(graph, outputs)
+    custom_ids = [i for i in order if graph[i].op == "custom" and graph[i].diff] if customs else []
+    report = CheckReport(method, None, None, False, {c.name: c for c in checks.values()})
+
+    want_sympy = method in ("auto", "sympy")
+    if method == "auto" and any(graph[i].dtype == "float32" for i in order):
+        want_sympy = False
+        report.reason = "a float32 spec: finite differences in float64"
+    sym, failure = None, None
+    if want_sympy or symbolic:
+        sym, failure = _try_sympy(problem, values, want_sympy, symbolic, custom_ids, outputs)
+    if symbolic:
+        report.formulas = None if sym is None else sym["formulas"]
+        report.formula_note = failure
+    if method is not None:
+        if want_sympy and sym is not None:
+            report.method = "sympy"
+            _sympy_compare(checks, sym["gradients"])
+        else:
+            report.method = "fd"
+            report.fallback = want_sympy
+            report.reason = failure if want_sympy else report.reason
+            report.evaluations = _fd_compare(problem, values, checks, fd_elements)
+        if custom_ids:
+            report.customs = _custom_checks(
+                problem, values, custom_ids, sym, report.method, rtol, atol
+            )
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _input_checks(ev: Evaluation, rtol, atol) -> dict[int, InputCheck]:
+    graph = ev.problem.graph
+    out = {}
+    for t in ev.problem.wrt:
+        node = graph[t]
+        r, a = tolerances(node.dtype, rtol, atol)
+        check = InputCheck(node.name, node.shape, node.dtype, None, r, a, ev.gradients[node.name])
+        if not is_float(node.dtype):
+            check.note = f"{node.dtype} tensors have no gradient"
+        out[t] = check
+    return out
+
+
+def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs):
+    """(the SymPy worker's result, None) or (None, why SymPy could not be used)."""
+    lim = limits.current
+    size = tree_size(problem.graph, outputs)
+    if size > lim.sympy_max_nodes:
+        return None, (
+            f"the expression is too big for SymPy: about {_count(size)} nodes, over the limit "
+            f"of {lim.sympy_max_nodes:,} (GRADCLI_SYMPY_MAX_NODES)"
+        )
+    import sympy  # noqa: F401  (here, so that forked workers share the imported module)
+
+    deadline = time.monotonic() + lim.sympy_timeout
+    work = partial(
+        _sympy_work,
+        problem,
+        values,
+        want_values=want_values,
+        want_formulas=want_formulas,
+        custom_ids=custom_ids if want_values else [],
+        deadline=deadline,
+    )
+    try:
+        return budget.run(work, lim.sympy_timeout, recursion_limit=RECURSION_LIMIT), None
+    except budget.BudgetExceeded:
+        pass
+    except budget.WorkerFailed as exc:
+        if exc.kind == "recursion":
+            return None, "SymPy exceeded Python's recursion limit (the expression is too deep)"
+        if exc.kind == "crash":
+            return None, "the SymPy worker process died (the expression is too deep)"
+        if "OutOfTime" not in str(exc):
+            return None, f"SymPy failed ({exc})"
+    return None, f"SymPy did not finish within {lim.sympy_timeout:g} s (GRADCLI_SYMPY_TIMEOUT)"
+
+
+def _count(size: float) -> str:
+    return f"{size:,.0f}" if size < 1e15 else f"{size:.1e}"
+
+
+def _sympy_work(problem, values, *, want_values, want_formulas, custom_ids, deadline) -> dict:
+    """Everything SymPy computes for one check (runs in the worker process)."""
+    import sympy
+
+    from gradcli.check import sympy_translation as symbolic
+
+    ctx = symbolic.Context(sympy, problem.graph, deadline)
+    exprs, natural = symbolic.translate_problem(ctx, problem, values)
+    out: dict = {"gradients": {}, "customs": {}, "formulas": None}
+    if want_values:
+        grads = symbolic.gradients(ctx, problem, exprs, natural)
+        flat = [e for arr in grads.values() for e in arr.reshape(-1)]
+        numbers = ctx.numbers(flat, ctx.bindings(values))
+        start = 0
+        for t, arr in grads.items():
+            out["gradients"][t] = numbers[start : start + arr.size].reshape(arr.shape)
+            start += arr.size
+    if custom_ids:
+        out["customs"] = symbolic.custom_jacobians(ctx, values, custom_ids)
+    if want_formulas:
+        out["formulas"] = symbolic.formulas(ctx, problem, exprs, natural)
+    return out
+
+
+def _sympy_compare(checks: dict[int, InputCheck], gradients: dict) -> None:
+    for t, check in checks.items():
+        if t in gradients:
+            check.method = "sympy"
+            compare(check, gradients[t])
+
+
+def _fd_compare(problem, values, checks: dict[int, InputCheck], cap=None) -> int:
+    """Compare with finite differences; returns the number of forward evaluations."""
+    floats = {t: c for t, c in checks.items() if is_float(c.dtype)}
+    if not floats:
+        return 0
+    autodiff = {t: c.autodiff for t, c in floats.items()}
+    tol = {t: (c.rtol, c.atol) for t, c in floats.items()}
+    try:
+        fd = finite.gradients(problem, values, autodiff, tol, cap)
+    except finite.Unavailable as exc:
+        for c in floats.values():
+            c.note = f"not checked: {exc}"
+        return 0
+    for t, c in floats.items():
+        rec = fd[t]
+        c.method = "fd"
+        c.directional = rec["directional"]
+        compare(c, rec["estimate"], rec["error"], rec["mask"])
+        size = int(rec["mask"].size)
+        if c.checked < size:
+            if rec["out_of_time"]:
+                why = (
+                    f"finite differences ran out of time ({limits.current.fd_timeout:g} s, "
+                    "GRADCLI_FD_TIMEOUT)"
+                )
+            elif cap is not None:
+                why = f"eval's sample of {cap} (gradcli check: up to GRADCLI_FD_MAX_ELEMENTS)"
+            else:
+                why = f"a sample within GRADCLI_FD_MAX_ELEMENTS={limits.current.fd_max_elements}"
+            extra = f"{c.checked} of {size} elements checked: {why}"
+            c.note = extra if c.note is None else f"{c.note}; {extra}"
+    return fd["evaluations"]
+
+
+def _custom_checks(problem, values, ids, sym, method, rtol, atol) -> list[CustomCheck]:
+    graph = problem.graph
+    out = []
+    for i in ids:
+        node = graph[i]
+        name = node.attrs.get("function", "custom")
+        params = problem.spec.functions[name].params if name in problem.spec.functions else []
+        too_big = _too_big_to_check(graph, node)
+        if too_big:
+            at = str(node.pos) if node.pos else None
+            message = f"{name}'s gradient was not checked: {too_big}"
+            skipped = CustomCheck(name, at, ", ".join(params), 0, 0, None, message)
+            skipped.checked = False
+            out.append(skipped)
+            continue
+        columns = {j: list(range(graph[node.inputs[j]].size)) for j in node.diff}
+        if method == "sympy":
+            given, true = sym["customs"][i]["given"], sym["customs"][i]["true"]
+            errors = {}
+        else:
+            cap = limits.current.fd_max_elements
+            for j in node.diff:  # a sample of the parameter's elements when it is big
+                columns[j] = finite.choose_elements(None, len(columns[j]), cap)
+            given = CustomGradient(graph, node, values).jacobians(graph)
+            given = {j: None if g is None else g[:, columns[j]] for j, g in given.items()}
+            fd = finite.body_jacobians(problem, values, i, columns)
+            true = {j: jac for j, (jac, _) in fd.items()}
+            errors = {j: err for j, (_, err) in fd.items()}
+        for j in node.diff:
+            param = graph[node.inputs[j]]
+            r, a = tolerances(param.dtype, rtol, atol)
+            label = params[j] if j < len(params) else f"argument {j + 1}"
+            shapes = (node.shape, param.shape)
+            at = str(node.pos) if node.pos else None
+            several = len(params) > 1
+            check = compare_custom(
+                name,
+                at,
+                label,
+                several,
+                shapes,
+                given[j],
+                true[j],
+                errors.get(j),
+                r,
+                a,
+                columns=columns[j],
+            )
+            out.append(check)
+    return out
+
+
+def _too_big_to_check(graph, node) -> str | None:
+    """Why a custom call's Jacobians are too big to compare, or None."""
+    if node.size > finite.MAX_CUSTOM_OUTPUT:
+        return f"its output has {node.size:,} elements, over {finite.MAX_CUSTOM_OUTPUT:,}"
+    return None

@@ -1,0 +1,94 @@
+"""What every command shares: reading SPEC or -e, applying --at/--wrt, choosing a format."""
+
+from __future__ import annotations
+
+import sys
+
+from gradcli.runtime.errors import GradcliError
+from gradcli.spec.problem import (
+    Problem,
+    build_problem,
+    clip,
+    override_inputs,
+    parse_value,
+    spec_from_expression,
+)
+
+
+def parse_at(pairs) -> dict:
+    """--at NAME=VALUE options as {name: array}."""
+    values = {}
+    for pair in pairs or ():
+        name, sep, text = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise GradcliError(
+                f"--at {clip(pair)}: expected NAME=VALUE, e.g. --at x=2 or --at 'w=[1, 2]'"
+            )
+        if name in values:
+            raise GradcliError(f"--at {name} is given twice")
+        values[name] = parse_value(text, f"--at {name}")
+    return values
+
+
+def parse_names(options) -> list[str] | None:
+    """--wrt x,y (repeatable) as a list of names, or None when not given."""
+    if not options:
+        return None
+    names = [n.strip() for opt in options for n in opt.split(",")]
+    names = [n for n in names if n]
+    if not names:
+        raise GradcliError("--wrt needs at least one name")
+    return list(dict.fromkeys(names))  # results are keyed by name: x,x,y is x,y
+
+
+MAX_SPEC_BYTES = 64 * 2**20  # a spec is text a person or a generator writes; /dev/zero is not
+
+
+def _read_bounded(stream, label: str) -> bytes:
+    data = stream.read(MAX_SPEC_BYTES + 1)
+    if len(data) > MAX_SPEC_BYTES:
+        raise GradcliError(
+            f"{label} is larger than {MAX_SPEC_BYTES // 2**20} MB; give big tensors as "
+            "zeros/ones/random inputs or with --at"
+        )
+    return data
+
+
+def read_spec_bytes(path: str) -> tuple[bytes, str]:
+    """The raw bytes of SPEC ('-' for stdin) and the label errors use for it."""
+    if path == "-":
+        return _read_bounded(sys.stdin.buffer, "<stdin>"), "<stdin>"
+    try:
+        with open(path, "rb") as fh:
+            return _read_bounded(fh, path), path
+    except IsADirectoryError:
+        raise GradcliError(f"cannot read {path}: it is a directory") from None
+    except OSError as exc:
+        raise GradcliError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def load_problem(spec_path, expr, at, wrt, unconnected) -> Problem:
+    """The problem a command was asked about: SPEC or -e, with --at, --wrt, --unconnected."""
+    from gradcli.runtime.gcpause import paused
+    from gradcli.spec.reader import load_spec
+
+    if spec_path and expr:
+        raise GradcliError("give either a SPEC file or -e EXPRESSION, not both")
+    if not spec_path and expr is None:
+        raise GradcliError("no spec: give a SPEC file ('-' for stdin) or -e EXPRESSION")
+    values = parse_at(at)
+    with paused(lasting=True):
+        if expr is not None:
+            spec = spec_from_expression(expr, values)
+        else:
+            data, label = read_spec_bytes(spec_path)
+            spec = override_inputs(load_spec(data, label), values)
+        return build_problem(spec, wrt=parse_names(wrt), unconnected=unconnected)
+
+
+def choose_format(fmt: str | None) -> str:
+    """The requested format, or table on a terminal and plain otherwise."""
+    if fmt:
+        return fmt
+    return "table" if sys.stdout.isatty() else "plain"

@@ -1,0 +1,57 @@
+"""One evaluation of a problem: resolve conds, differentiate, execute, and collect results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcli.core.autodiff import Gradients, gradients
+from gradcli.core.executor import resolve_conds, run
+from gradcli.core.ops import ZERO_GRAD
+from gradcli.runtime.gcpause import paused
+from gradcli.spec.problem import Problem
+
+
+@dataclass
+class Evaluation:
+    """Output values and gradients, by name, in the problem's order."""
+
+    problem: Problem
+    outputs: dict[str, np.ndarray]
+    gradients: dict[str, np.ndarray | None]  # None: unconnected (with unconnected: none)
+    status: dict[str, str]  # "connected" or "unconnected"
+    grads: Gradients
+    values: dict[int, object] | None = None  # every computed node, when kept
+
+
+def as_array(value, dtype: str) -> np.ndarray:
+    """A value from the executor as an array of the node's dtype."""
+    return np.asarray(value, dtype=dtype)
+
+
+def evaluate(problem: Problem, keep: bool = False, record: bool = False) -> Evaluation:
+    """Forward values of the outputs and the gradients w.r.t. problem.wrt."""
+    graph = problem.graph
+    known: dict = {}
+    with paused(lasting=True):
+        resolve_conds(graph, problem.outputs, known)
+        grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds, record=record)
+        targets = list(problem.outputs) + [r for r in grads.results if isinstance(r, int)]
+        values = run(graph, list(dict.fromkeys(targets)), known=known, keep=keep)
+    outputs = {graph[o].name: as_array(values[o], graph[o].dtype) for o in problem.outputs}
+    result: dict[str, np.ndarray | None] = {}
+    status: dict[str, str] = {}
+    for x, g in zip(problem.wrt, grads.results):
+        node = graph[x]
+        if g is None:
+            status[node.name] = "unconnected"
+            zeros = problem.unconnected == "zero"
+            result[node.name] = np.zeros(node.shape, node.dtype) if zeros else None
+        else:
+            status[node.name] = "connected"
+            if g is ZERO_GRAD:
+                result[node.name] = np.zeros(node.shape, node.dtype)
+            else:
+                result[node.name] = as_array(values[g], node.dtype)
+    return Evaluation(problem, outputs, result, status, grads, values if keep else None)

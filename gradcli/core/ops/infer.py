@@ -1,0 +1,101 @@
+"""Shape and dtype inference helpers shared by the op definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.core.graph import Node, is_float
+from gradcli.core.ops.registry import ShapeError
+
+
+def fmt(shape) -> str:
+    """A shape as people write it: (2, 3), (5,) or () ."""
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def broadcast(opname: str, *nodes: Node) -> tuple[int, ...]:
+    """The broadcast shape of the inputs, or a ShapeError naming every shape."""
+    first = nodes[0].shape
+    if all(n.shape == first for n in nodes):  # the common case, without numpy
+        return first
+    try:
+        return tuple(np.broadcast_shapes(*(n.shape for n in nodes)))
+    except ValueError:
+        shapes = " and ".join(fmt(n.shape) for n in nodes)
+        raise ShapeError(f"{opname}: shapes {shapes} do not broadcast") from None
+
+
+def same_dtype(opname: str, *nodes: Node) -> str:
+    """The common dtype of the inputs (the expression builder has already promoted them)."""
+    first = nodes[0].dtype
+    if all(n.dtype == first for n in nodes):
+        return first
+    dtypes = {n.dtype for n in nodes}
+    if len(dtypes) != 1:
+        raise ShapeError(f"{opname}: mixed dtypes {' and '.join(n.dtype for n in nodes)}")
+    return nodes[0].dtype
+
+
+def need_float(opname: str, node: Node) -> None:
+    if not is_float(node.dtype):
+        raise ShapeError(
+            f"{opname} needs a float tensor, got {node.dtype} (convert with cast(..., 'float64'))"
+        )
+
+
+def need_numeric(opname: str, node: Node) -> None:
+    if node.dtype == "bool":
+        raise ShapeError(f"{opname} needs a number, got bool")
+
+
+def float_unary(opname: str):
+    def infer(attrs, x):
+        need_float(opname, x)
+        return x.shape, x.dtype
+
+    return infer
+
+
+def numeric_unary(opname: str):
+    def infer(attrs, x):
+        need_numeric(opname, x)
+        return x.shape, x.dtype
+
+    return infer
+
+
+def elementwise(opname: str, *, floats: bool = False, result: str | None = None):
+    """Inference for an elementwise op over broadcast inputs of one dtype."""
+
+    def infer(attrs, *nodes):
+        shape = broadcast(opname, *nodes)
+        dtype = same_dtype(opname, *nodes)
+        if floats:
+            need_float(opname, nodes[0])
+        return shape, result or dtype
+
+    return infer
+
+
+def normalize_axes(opname: str, axis, ndim: int) -> tuple[int, ...] | None:
+    """Axis attribute (None, int or sequence) as sorted non-negative axes; None = all axes."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ShapeError(f"{opname}: axis {a} is out of range for a tensor of rank {ndim}")
+        a = a % ndim
+        if a in out:
+            raise ShapeError(f"{opname}: axis {a} is repeated")
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def reduced_shape(shape, axes, keepdims: bool) -> tuple[int, ...]:
+    """The shape after reducing axes (None = all)."""
+    axes = range(len(shape)) if axes is None else axes
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)

@@ -1,0 +1,287 @@
+"""The op registry, node emission (shape and dtype inference), and broadcasting undone in one place.
+
+Every op is one `Op` record: its numpy forward (and a Python-float fast path for 0-d
+float64 values), its shape/dtype inference, one gradient rule per input written with
+graph ops, its SymPy translation, and how it behaves for gradients.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+
+from gradcli.core.graph import FLOAT_DTYPES, MAX_RANK, Graph, Node
+from gradcli.runtime import limits
+from gradcli.runtime.errors import GradcliError, LimitError, Pos
+
+# How an op behaves for gradients; explain and graph read these.
+SMOOTH = "smooth"  # differentiable everywhere it is defined
+KINK = "kink"  # differentiable almost everywhere; whole regions can pass zero (relu, where, clip)
+MASK = "mask"  # multiplies the gradient by an operand that may hold zeros (mul)
+ZERO = "zero"  # connected, but the derivative is zero (sign)
+CUT = "cut"  # not differentiable: no gradient flows (round, comparisons, argmax, casts to int)
+STOP = "stop"  # stop_gradient
+BRANCH = "branch"  # cond: only the taken branch is connected
+CUSTOM = "custom"  # a spec function with a custom gradient
+
+
+class ShapeError(GradcliError):
+    """Raised by inference functions; emit adds the node's name and position."""
+
+
+class _Zero:
+    """A connected gradient that is known to be zero everywhere (no node is built)."""
+
+    def __repr__(self) -> str:
+        return "ZERO"
+
+
+ZERO_GRAD = _Zero()
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """Everything gradcli knows about one op."""
+
+    name: str
+    infer: Callable  # infer(attrs, *input_nodes) -> (shape, dtype); raises ShapeError
+    forward: Callable | None = None  # numpy forward(*values), or None when bind is given
+    bind: Callable | None = None  # bind(attrs) -> forward(*values) for ops with attributes
+    scalar: Callable | None = None  # fast path on Python floats for 0-d float64 nodes
+    grads: tuple = ()  # one rule(b, node, g) per input; None = no gradient to that input
+    grad_each: Callable | None = None  # rule(b, node, g, i) for ops with any number of inputs
+    behavior: str = SMOOTH
+    elementwise: bool = False  # broadcasts its inputs: its rules accept an unbroadcast g
+    # sympy(sp, attrs, args, values) -> object array of SymPy expressions (see ops/sym.py);
+    # None for ops the translator takes as constants (cut, stop, zero) or handles itself
+    sympy: Callable | None = None
+    public: bool = False  # callable by name from expressions
+    arity: int | None = None  # number of inputs, None for variadic
+    cuts: Callable | None = None  # cuts(node, input_nodes) -> input positions with no gradient
+    doc: str = ""
+    kwargs: tuple = field(default=())  # keyword arguments accepted in expressions
+    accepts: str = "number"  # input dtypes: float, number (bools become float64), bool, any
+
+    def fn(self, attrs: dict) -> Callable:
+        """The numpy forward with attributes bound."""
+        return self.bind(attrs) if self.bind is not None else self.forward
+
+
+REGISTRY: dict[str, Op] = {}
+_PUBLIC: dict[str, Op] = {}  # the public subset, kept in step by register()
+
+
+def register(op: Op) -> Op:
+    """Add an op to the registry (each name once)."""
+    if op.name in REGISTRY:
+        raise ValueError(f"op {op.name} registered twice")
+    REGISTRY[op.name] = op
+    if op.public:
+        _PUBLIC[op.name] = op
+    return op
+
+
+def public_ops() -> dict[str, Op]:
+    """The ops an expression may call by name (read-only: shared, not copied)."""
+    return _PUBLIC
+
+
+# ---------------------------------------------------------------------------------------
+# Emitting nodes
+
+
+def _differentiable_inputs(op: Op, node: Node, ins: list[Node]) -> tuple[int, ...]:
+    """Input positions a gradient can flow through, decided once when the node is built."""
+    if node.dtype not in FLOAT_DTYPES or op.behavior in (CUT, STOP):
+        return ()
+    if op.cuts is None:  # the common case, without a generator (a hot path in long chains)
+        if len(ins) == 1:
+            return (0,) if ins[0].dtype in FLOAT_DTYPES else ()
+        if len(ins) == 2:
+            a, b = ins[0].dtype in FLOAT_DTYPES, ins[1].dtype in FLOAT_DTYPES
+            return (0, 1) if a and b else (0,) if a else (1,) if b else ()
+        cut = ()
+    else:
+        cut = op.cuts(node, ins)
+    return tuple(i for i, n in enumerate(ins) if n.dtype in FLOAT_DTYPES and i not in cut)
+
+
+def emit(
+    graph: Graph,
+    opname: str,
+    inputs,
+    attrs: dict | None = None,
+    *,
+    kind: str = "forward",
+    name: str | None = None,
+    entry: str | None = None,
+    pos: Pos | None = None,
+    origin: int | None = None,
+) -> int:
+    """Append a node for op(inputs, attrs) after inferring its shape and dtype; returns its id."""
+    op = REGISTRY[opname]
+    attrs = attrs if attrs is not None else {}
+    nodes = graph.nodes
+    ins = [nodes[i] for i in inputs]
+    try:
+        shape, dtype = op.infer(attrs, *ins)
+    except ShapeError as exc:
+        where = f" in '{entry}'" if entry else ""
+        raise GradcliError(f"{exc.message}{where}", pos) from None
+    if len(shape) > MAX_RANK:
+        raise GradcliError(
+            f"{opname} would make a tensor of rank {len(shape)}; at most {MAX_RANK} "
+            "dimensions are supported",
+            pos,
+        )
+    lim = limits.current
+    size = 1
+    for d in shape:
+        size *= d
+    if size > lim.max_elements:
+        raise LimitError(
+            f"{opname} would make a tensor of shape {shape} ({limits.count(size)} elements), "
+            f"over the limit of {lim.max_elements:,} elements {limits.advice('max_elements')}",
+            pos,
+        )
+    if len(nodes) >= lim.max_nodes:
+        raise LimitError(
+            f"the graph would grow past {lim.max_nodes:,} nodes {limits.advice('max_nodes')}", pos
+        )
+    node = Node(len(nodes), opname, tuple(inputs), attrs, shape, dtype, kind, name, entry, pos)
+    node.origin = origin
+    node.diff = _differentiable_inputs(op, node, ins)
+    nodes.append(node)
+    return node.id
+
+
+def const(
+    graph: Graph, value, dtype: str, *, entry: str | None = None, pos: Pos | None = None
+) -> int:
+    """A constant node; small constants are shared so rules can emit them freely."""
+    with np.errstate(over="ignore"):  # a float64 literal past float32's range is inf
+        arr = np.asarray(value, dtype=dtype)
+    small = arr.size <= 64
+    key = (dtype, arr.shape, arr.tobytes()) if small else None
+    if key is not None and key in graph.const_cache:
+        return graph.const_cache[key]
+    stored = float(arr) if arr.shape == () and dtype == "float64" else arr
+    i = emit(graph, "const", (), {"value": stored}, kind="const", entry=entry, pos=pos)
+    if key is not None:
+        graph.const_cache[key] = i
+    return i
+
+
+def is_const_equal(graph: Graph, i: int, number: float) -> bool:
+    """True when node i is a constant whose every element equals number."""
+    node = graph.nodes[i]
+    if node.op != "const":
+        return False
+    v = node.attrs["value"]
+    if type(v) is float:  # 0-d float64 constants are stored as Python floats
+        return v == number
+    arr = np.asarray(v)
+    return arr.size > 0 and bool(np.all(arr == number))
+
+
+# ---------------------------------------------------------------------------------------
+# Building gradient nodes
+
+
+class GradBuilder:
+    """Emits gradient nodes: b.mul(g, b.cos(x)) appends mul(g, cos(x)) to the graph.
+
+    Small algebraic simplifications (multiplying by one, negating twice) keep gradient
+    graphs as lean as hand-written backprop.
+    """
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.origin: int | None = None
+
+    def emit(self, opname: str, *inputs: int, **attrs) -> int:
+        return emit(self.graph, opname, inputs, attrs, kind="gradient", origin=self.origin)
+
+    def __getattr__(self, opname: str):
+        if opname not in REGISTRY:
+            raise AttributeError(opname)
+        method = partial(self.emit, opname)
+        self.__dict__[opname] = method  # later lookups skip __getattr__
+        return method
+
+    def node(self, i: int) -> Node:
+        return self.graph.nodes[i]
+
+    def shape(self, i: int) -> tuple[int, ...]:
+        return self.graph.nodes[i].shape
+
+    def dtype(self, i: int) -> str:
+        return self.graph.nodes[i].dtype
+
+    def const(self, value, like: int) -> int:
+        """A constant with the dtype of node `like`."""
+        return const(self.graph, value, self.graph.nodes[like].dtype)
+
+    def mul(self, a: int, b: int) -> int:
+        for one, other in ((a, b), (b, a)):
+            if is_const_equal(self.graph, one, 1.0) and self._result_shape(a, b) == self.shape(
+                other
+            ):
+                return other
+        return self.emit("mul", a, b)
+
+    def _result_shape(self, a: int, b: int) -> tuple[int, ...]:
+        sa, sb = self.shape(a), self.shape(b)
+        return sa if sa == sb else tuple(np.broadcast_shapes(sa, sb))
+
+    def neg(self, a: int) -> int:
+        node = self.graph.nodes[a]
+        if node.op == "neg" and node.kind == "gradient":
+            return node.inputs[0]
+        return self.emit("neg", a)
+
+    def add(self, a: int, b: int) -> int:
+        nb = self.graph.nodes[b]
+        if nb.op == "neg" and nb.kind == "gradient":
+            return self.emit("sub", a, nb.inputs[0])
+        return self.emit("add", a, b)
+
+
+def fit(b: GradBuilder, g: int, shape: tuple[int, ...]) -> int:
+    """Undo broadcasting: sum g over the axes it was broadcast along to reach `shape`.
+
+    The result may still be smaller than `shape` (a lazily broadcast gradient, such as
+    the scalar seed of a sum); it is always broadcastable to `shape`.
+    """
+    gshape = b.shape(g)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    axes = list(range(max(lead, 0)))
+    for j, d in enumerate(gshape[max(lead, 0) :], start=max(lead, 0)):
+        t = j - lead
+        if t >= 0 and shape[t] == 1 and d != 1:
+            axes.append(j)
+    if axes:
+        g = b.sum(g, axis=tuple(axes), keepdims=True)
+    if lead > 0:
+        g = b.reshape(g, shape=b.shape(g)[lead:])
+    return g
+
+
+def materialize(b: GradBuilder, g: int, shape: tuple[int, ...]) -> int:
+    """g fitted to shape and broadcast up to it when it is still smaller."""
+    g = fit(b, g, shape)
+    return g if b.shape(g) == shape else b.broadcast_to(g, shape=shape)
+
+
+def run_rule(b: GradBuilder, node: Node, g: int, i: int, op: Op | None = None):
+    """The gradient flowing to input i of node: a node id, ZERO_GRAD or None."""
+    op = op or REGISTRY[node.op]
+    if op.grad_each is not None:
+        return op.grad_each(b, node, g, i)
+    rule = op.grads[i] if i < len(op.grads) else None
+    return None if rule is None else rule(b, node, g)

@@ -1,0 +1,159 @@
+"""Graph nodes back to short expression text, and the spec lines they come from.
+
+Used to name culprits in explanations: `expression(graph, i)` renders node i the way a
+spec would write it (`x * mask`, `x > 0`, `relu(x @ w)`), expanding at most a few levels
+and naming inputs and graph entries by their names. No recursion: nodes are rendered in
+id order, which is topological.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.core.graph import Graph
+
+SYMBOLS = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "div": "/",
+    "matmul": "@",
+    "pow": "**",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+    "equal": "==",
+    "not_equal": "!=",
+}
+# binding strength, as in the expression grammar (higher binds tighter)
+PRECEDENCE = {"+": 10, "-": 10, "*": 20, "/": 20, "@": 20, "**": 30}
+UNARY = 25
+ATOM = 100
+ELLIPSIS = "…"
+
+
+def _number(v) -> str:
+    """A number as a spec writes it: 3 not 3.0, true/false for booleans."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    v = float(v)
+    if v != v or v in (float("inf"), float("-inf")):
+        return str(v)
+    return str(int(v)) if v == int(v) and abs(v) < 1e16 else repr(v)
+
+
+def _constant(value) -> str:
+    arr = np.asarray(value)
+    if arr.shape == ():
+        return _number(arr[()])
+    if arr.size <= 6:
+        return str(np.vectorize(_number, otypes=[object])(arr).tolist()).replace("'", "")
+    return f"<{'x'.join(map(str, arr.shape))} constant>"
+
+
+def _index(index) -> str:
+    parts = []
+    for item in index:
+        if isinstance(item, slice):
+            text = ":".join("" if v is None else str(v) for v in (item.start, item.stop))
+            if item.step is not None:
+                text += f":{item.step}"
+            parts.append(text)
+        else:
+            parts.append(str(item))
+    return ", ".join(parts)
+
+
+def _inputs(node) -> tuple[int, ...]:
+    """The inputs shown in a node's text (a custom call shows its arguments, not its body)."""
+    return node.inputs[:-1] if node.op == "custom" else node.inputs
+
+
+def expression(graph: Graph, i: int, depth: int = 3, width: int = 60) -> str:
+    """Node i as spec text, its own expression expanded even when it is a named entry."""
+    nodes = graph.nodes
+    level = {i: 0}
+    stack = [i]
+    while stack:
+        n = stack.pop()
+        node = nodes[n]
+        if (node.name is not None and n != i) or node.op in ("const", "input"):
+            continue
+        if level[n] >= depth:
+            continue
+        for k in _inputs(node):
+            if k not in level or level[k] > level[n] + 1:
+                level[k] = level[n] + 1
+                stack.append(k)
+    texts: dict[int, tuple[str, int]] = {}  # id -> (text, precedence)
+    for n in sorted(level):
+        node = nodes[n]
+        texts[n] = _render(node, n == i, level[n] >= depth, texts)
+    text = texts[i][0]
+    return text if len(text) <= width else text[: width - 1] + ELLIPSIS
+
+
+def _render(node, root: bool, leaf: bool, texts) -> tuple[str, int]:
+    if node.name is not None and not root:
+        return node.name, ATOM
+    if node.op == "const":
+        return _constant(node.attrs["value"]), ATOM
+    if node.op == "input":
+        return node.name or "input", ATOM
+    if leaf:
+        return ELLIPSIS, ATOM
+
+    def arg(k: int, bound: int = 0, right: bool = False) -> str:
+        text, prec = texts.get(k, (ELLIPSIS, ATOM))
+        if prec < bound or (right and prec == bound):
+            return f"({text})"
+        return text
+
+    op, ins = node.op, _inputs(node)
+    if op in SYMBOLS and len(ins) == 2:
+        sym = SYMBOLS[op]
+        prec = PRECEDENCE.get(sym, 5)
+        if sym == "**":  # right-associative
+            return f"{arg(ins[0], prec, True)} ** {arg(ins[1], prec)}", prec
+        return f"{arg(ins[0], prec)} {sym} {arg(ins[1], prec, True)}", prec
+    if op == "neg":
+        return f"-{arg(ins[0], UNARY)}", UNARY
+    if op == "identity":
+        return texts.get(ins[0], (ELLIPSIS, ATOM))
+    if op == "getitem":
+        return f"{arg(ins[0], ATOM)}[{_index(node.attrs['index'])}]", ATOM
+    if op == "cast":
+        return f"cast({arg(ins[0])}, '{node.dtype}')", ATOM
+    if op == "custom":
+        return f"{node.attrs['function']}({', '.join(arg(k) for k in ins)})", ATOM
+    if op in ("concat", "stack"):
+        return f"{op}([{', '.join(arg(k) for k in ins)}])", ATOM
+    args = [arg(k) for k in ins]
+    for key in ("axis", "axes", "shape"):
+        if node.attrs.get(key) is not None:
+            value = node.attrs[key]
+            value = list(value) if isinstance(value, tuple) else value
+            args.append(f"{key}={value}")
+    return f"{op}({', '.join(args)})", ATOM
+
+
+def entry_line(problem, name: str | None) -> int | None:
+    """The spec line of a graph entry or input (its name's line), None when unknown."""
+    if name is None:
+        return None
+    spec = problem.spec
+    if name in spec.inputs:
+        return spec.inputs[name].pos.line
+    for entry in spec.entries:
+        if entry.name == name:
+            return entry.pos.line
+    return None
+
+
+def source_line(problem, line: int | None) -> str:
+    """The text of a spec line (without its indentation), '' when unknown."""
+    lines = problem.spec.lines
+    if line is None or not 1 <= line <= len(lines):
+        return ""
+    return lines[line - 1].strip()

@@ -1,0 +1,1 @@
+"""gradcli.explain."""

@@ -1,0 +1,69 @@
+"""A spec's size after inlining its functions, estimated before any node is built.
+
+Inlining is what lets a short spec describe a huge graph: ten functions that each call
+the previous one twice expand into 2**10 copies of the first body. Building that graph
+node by node would run for minutes before reaching the node limit, so the expansion is
+counted on the ASTs first and refused at once.
+"""
+
+from __future__ import annotations
+
+from gradcli.runtime import limits
+from gradcli.runtime.errors import LimitError
+from gradcli.spec import expression as ast
+from gradcli.spec.lowering import _children as children
+
+
+def _tally(trees, functions) -> tuple[int, dict[str, int]]:
+    """(nodes the trees emit themselves, {spec function: number of calls}), iteratively.
+
+    Only calls to ops, binary operators and indexing are counted: each emits at least one
+    graph node, so the estimate never exceeds the real size.
+    """
+    own, calls = 0, {}
+    stack = [t for t in trees if t is not None]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and node.func in functions:
+            calls[node.func] = calls.get(node.func, 0) + 1
+        elif isinstance(node, (ast.Call, ast.Binary, ast.Index)):
+            own += 1
+        stack.extend(children(node))
+    return own, calls
+
+
+def function_sizes(functions, cap: int) -> dict[str, int]:
+    """Nodes each function expands into when inlined, capped at cap (recursion is skipped)."""
+    tallies = {name: _tally([fn.body], functions) for name, fn in functions.items()}
+    sizes: dict[str, int] = {}
+    for root in functions:
+        stack, on_path = [root], {root}
+        while stack:  # iterative depth-first: a function's size once its callees' are known
+            name = stack[-1]
+            pending = [g for g in tallies[name][1] if g not in sizes and g not in on_path]
+            if pending:
+                stack.append(pending[0])
+                on_path.add(pending[0])
+                continue
+            stack.pop()
+            on_path.discard(name)
+            own, calls = tallies[name]
+            total = own + sum(n * sizes.get(g, 0) for g, n in calls.items())
+            sizes[name] = min(total, cap)
+    return sizes
+
+
+def check_expansion(spec) -> None:
+    """Refuse a spec whose graph entries would expand past the node limit."""
+    limit = limits.current.max_nodes
+    sizes = function_sizes(spec.functions, limit + 1)
+    total = len(spec.inputs)
+    for entry in spec.entries:
+        own, calls = _tally([entry.tree], spec.functions)
+        total += own + sum(n * sizes.get(g, 0) for g, n in calls.items())
+        if total > limit:
+            raise LimitError(
+                f"graph entry '{entry.name}' brings the graph, with its function calls inlined, "
+                f"past {limit:,} nodes {limits.advice('max_nodes')}",
+                entry.pos,
+            )

@@ -1,0 +1,516 @@
+"""Expression ASTs to graph nodes: name resolution, calls, literals and the dtype rules.
+
+Dtype rules (documented in specs/README.md):
+- a literal (number or list of numbers) takes the dtype of the tensor it meets, like a
+  Python scalar in TensorFlow; alone it is float64;
+- booleans become 0.0/1.0 where a number is needed, ints become float64 where a float is
+  needed (sin, mean, ...), and ints meeting floats become that float; each conversion is a
+  visible `cast` node, and casts from int or bool carry no gradient;
+- float32 meeting float64 is an error: gradcli never changes a float's precision silently.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcli.core.graph import FLOAT_DTYPES, INT_DTYPES, MAX_RANK, Graph, is_float
+from gradcli.core.ops import REGISTRY, const, emit, public_ops
+from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
+from gradcli.spec import expression as ast
+
+CONSTANTS = {
+    "pi": math.pi,
+    "e": math.e,
+    "inf": math.inf,
+    "nan": math.nan,
+    "true": True,
+    "false": False,
+    "True": True,
+    "False": False,
+}
+# ops whose axis is one integer (the reductions also take a list of axes)
+SINGLE_AXIS = {"softmax", "cumsum", "cumprod", "concat", "stack", "argmax", "argmin"}
+RESERVED = {"dy", "out"}  # names a custom gradient expression sees besides the parameters
+ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "@": "matmul"}
+
+
+@dataclass(slots=True)
+class Function:
+    """A spec function: parameters, body, and optionally one gradient expression per parameter."""
+
+    name: str
+    params: list[str]
+    body: object
+    grads: list | None  # ASTs (None = no gradient to that parameter), or None: differentiate body
+    pos: Pos
+
+
+class Lit:
+    """A literal whose dtype is decided by the tensor it meets (a weakly typed constant)."""
+
+    __slots__ = ("pos", "value")
+
+    def __init__(self, value: np.ndarray, pos: Pos):
+        self.value = value
+        self.pos = pos
+
+
+class Seq:
+    """A list expression before it is known whether it is a tensor or a list of tensors."""
+
+    __slots__ = ("items", "pos")
+
+    def __init__(self, items: list, pos: Pos):
+        self.items = items
+        self.pos = pos
+
+
+def promote(dtypes, pos: Pos | None) -> str:
+    """The common dtype of tensors meeting in one op (see the module docstring)."""
+    kinds = set(dtypes)
+    if len(kinds) == 1:
+        return next(iter(kinds))
+    floats = sorted(kinds & set(FLOAT_DTYPES))
+    ints = sorted(kinds & set(INT_DTYPES))
+    if len(floats) > 1:
+        raise GradcliError(
+            "float32 and float64 tensors meet here; convert one with cast(x, 'float32') or "
+            "cast(x, 'float64')",
+            pos,
+        )
+    if floats:
+        return floats[0]
+    if ints:
+        return "int64" if len(ints) > 1 else ints[0]
+    return "bool"
+
+
+def _children(node) -> list:
+    kind = type(node)
+    if kind is ast.Binary:
+        return [node.left, node.right]
+    if kind is ast.Name or kind is ast.Num or kind is ast.Str:
+        return []
+    if kind is ast.Unary:
+        return [node.operand]
+    if kind is ast.Call:
+        return [*node.args, *(k.value for k in node.kwargs)] if node.kwargs else node.args
+    if kind is ast.List:
+        return node.items
+    if kind is ast.Index:
+        return [node.value, *node.items]
+    if kind is ast.Slice:
+        return [p for p in (node.start, node.stop, node.step) if p is not None]
+    return []
+
+
+class Builder:
+    """Builds nodes for expressions into one graph.
+
+    scope maps visible names to node ids; `later` maps names defined further down the spec
+    to their line, for a clear forward-reference error.
+    """
+
+    def __init__(
+        self, graph: Graph, functions: dict[str, Function], *, kind="forward", origin=None
+    ):
+        self.graph = graph
+        self.functions = functions
+        self.kind = kind
+        self.origin = origin
+        self.active: list[str] = []  # functions being inlined (recursion check)
+        self.entry: str | None = None
+        self.scope: dict[str, int] = {}
+        self.later: dict[str, int] = {}
+        self.where = ""  # " in function 'f'" while inlining
+
+    # --- node emission ---------------------------------------------------------------------
+    def emit(self, opname: str, inputs, attrs=None, pos=None) -> int:
+        return emit(
+            self.graph,
+            opname,
+            inputs,
+            attrs,
+            kind=self.kind,
+            entry=self.entry,
+            pos=pos,
+            origin=self.origin,
+        )
+
+    def const(self, value, dtype: str, pos: Pos) -> int:
+        return const(self.graph, value, dtype, entry=self.entry, pos=pos)
+
+    def cast(self, i: int, dtype: str, pos: Pos) -> int:
+        return i if self.graph[i].dtype == dtype else self.emit("cast", (i,), {"dtype": dtype}, pos)
+
+    def tensor(self, value, dtype: str | None = None) -> int:
+        """A node id for a built value: literals become constants (float64 unless told)."""
+        if isinstance(value, int):
+            return value
+        if isinstance(value, Seq):
+            value = self.sequence(value)
+            if isinstance(value, int):
+                return value
+        if isinstance(value, Lit):
+            target = dtype or ("bool" if value.value.dtype == bool else "float64")
+            if target in INT_DTYPES and not _integral(value.value):
+                target = "float64"
+            return self.const(value.value, target, value.pos)
+        pos = getattr(value, "pos", None)
+        raise GradcliError(f"expected a tensor, got {_describe(value)}", pos)
+
+    def operand(self, value):
+        """A built value as a node id or a literal; lists become tensors, anything else fails."""
+        if isinstance(value, Seq):
+            value = self.sequence(value)
+        if isinstance(value, (int, Lit)):
+            return value
+        raise GradcliError(
+            f"expected a tensor, got {_describe(value)}", getattr(value, "pos", None)
+        )
+
+    def sequence(self, seq: Seq):
+        """A list expression as a tensor: a literal array when constant, else stack(items)."""
+        _check_list_depth(seq)  # bounds the recursion below by MAX_RANK
+        items = [self.sequence(v) if isinstance(v, Seq) else v for v in seq.items]
+        if not items:
+            raise GradcliError("an empty list is not a tensor", seq.pos)
+        if all(isinstance(v, Lit) for v in items):
+            shapes = {v.value.shape for v in items}
+            if len(shapes) != 1:
+                raise GradcliError("ragged nested list: rows have different lengths", seq.pos)
+            return Lit(np.stack([v.value for v in items]), seq.pos)
+        ids = self.unify(items, seq.pos)
+        return self.emit("stack", ids, {"axis": 0}, seq.pos)
+
+    def unify(self, values: list, pos: Pos, number=False) -> list[int]:
+        """Bring tensors and literals to one dtype (see promote); number=True makes bools floats."""
+        nodes_ = self.graph.nodes
+        if all(type(v) is int for v in values):  # the common case: tensors of one float dtype
+            first = nodes_[values[0]].dtype
+            if first in FLOAT_DTYPES and all(nodes_[v].dtype == first for v in values):
+                return list(values)
+        values = [self.operand(v) for v in values]
+        nodes = [v for v in values if isinstance(v, int)]
+        if nodes:
+            target = promote([self.graph[i].dtype for i in nodes], pos)
+        else:
+            target = "bool" if all(v.value.dtype == bool for v in values) else "float64"
+        if target in INT_DTYPES and not all(
+            _integral(v.value) for v in values if isinstance(v, Lit)
+        ):
+            target = "float64"
+        if number and target == "bool":
+            target = "float64"
+        return [self.cast(self.tensor(v, target), target, pos) for v in values]
+
+    # --- building ---------------------------------------------------------------------------
+    def build(self, tree):
+        """Build an expression; iterative post-order, so long chains do not recurse."""
+        results: list = []
+        stack: list = [(tree, -1)]  # (AST node, -1 before its children, else their count)
+        while stack:
+            node, n = stack.pop()
+            if n < 0:
+                kids = _children(node)
+                stack.append((node, len(kids)))
+                stack.extend((k, -1) for k in reversed(kids))
+                continue
+            if n:
+                args = results[-n:]
+                del results[-n:]
+            else:
+                args = []
+            results.append(self.combine(node, args))
+        return results[0]
+
+    def combine(self, node, args):
+        if isinstance(node, ast.Num):
+            return Lit(np.asarray(float(node.value)), node.pos)
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.Str):
+            return node
+        if isinstance(node, ast.List):
+            return Seq(args, node.pos)
+        if isinstance(node, ast.Unary):
+            return self.unary(node, args[0])
+        if isinstance(node, ast.Binary):
+            return self.binary(node, *args)
+        if isinstance(node, ast.Call):
+            return self.call(node, args)
+        if isinstance(node, ast.Index):
+            return self.index(node, args[0], args[1:])
+        if isinstance(node, ast.Slice):
+            return self.slice(node, args)
+        raise AssertionError(f"unknown AST node {node!r}")
+
+    def name(self, node: ast.Name):
+        ident = node.id
+        if ident in self.scope:
+            return self.scope[ident]
+        if ident in CONSTANTS:
+            return Lit(np.asarray(CONSTANTS[ident]), node.pos)
+        if ident == self.entry:
+            raise GradcliError(f"'{ident}' refers to itself", node.pos)
+        if ident in self.later:
+            raise GradcliError(
+                f"'{ident}' is defined later (line {self.later[ident]}); an entry can only use "
+                "inputs and earlier entries",
+                node.pos,
+            )
+        if ident in self.functions or ident in public_ops():
+            raise GradcliError(f"'{ident}' is a function; call it as {ident}(...)", node.pos)
+        hint = did_you_mean(ident, [*self.scope, *CONSTANTS])
+        raise GradcliError(f"unknown name '{ident}'{self.where}{hint}", node.pos)
+
+    def unary(self, node: ast.Unary, value):
+        value = self.operand(value)
+        if isinstance(value, Lit):
+            v = value.value.astype(float) if value.value.dtype == bool else value.value
+            return Lit(-v if node.op == "-" else v, node.pos)
+        if node.op == "+":
+            return value
+        (x,) = self.unify([value], node.pos, number=True)
+        return self.emit("neg", (x,), None, node.pos)
+
+    def binary(self, node: ast.Binary, left, right):
+        if node.op in ast.COMPARISONS:
+            return self.op_call(ast.COMPARISONS[node.op], [left, right], {}, node.pos)
+        return self.op_call(ARITHMETIC[node.op], [left, right], {}, node.pos)
+
+    def call(self, node: ast.Call, args):
+        positional = args[: len(node.args)]
+        keywords = {k.name: (v, k.pos) for k, v in zip(node.kwargs, args[len(node.args) :])}
+        if node.func in self.functions:
+            if keywords:
+                raise GradcliError(f"{node.func}() takes no keyword arguments", node.pos)
+            return self.call_function(self.functions[node.func], positional, node.pos)
+        op = public_ops().get(node.func)
+        if op is None:
+            if node.func in self.scope or node.func in CONSTANTS:
+                raise GradcliError(f"'{node.func}' is not a function", node.pos)
+            hint = did_you_mean(node.func, [*public_ops(), *self.functions])
+            raise GradcliError(f"unknown function '{node.func}'{hint}", node.pos)
+        return self.op_call(node.func, positional, keywords, node.pos)
+
+    def op_call(self, opname: str, args: list, keywords: dict, pos: Pos):
+        """Map a call's arguments to the op's tensor inputs and attributes, then emit it."""
+        op = REGISTRY[opname]
+        attrs = {}
+        if op.arity is None:  # concat, stack: one list of tensors
+            if len(args) < 1 or not isinstance(args[0], Seq):
+                raise GradcliError(f"{opname} takes a list of tensors, e.g. {opname}([a, b])", pos)
+            tensors, extra = args[0].items, args[1:]
+            if not tensors:
+                raise GradcliError(f"{opname} needs at least one tensor in its list", pos)
+        else:
+            tensors, extra = args[: op.arity], args[op.arity :]
+            if len(tensors) < op.arity:
+                raise GradcliError(
+                    f"{opname} takes {op.arity} tensor argument{'s' * (op.arity > 1)}, "
+                    f"got {len(tensors)}",
+                    pos,
+                )
+        if len(extra) > len(op.kwargs):
+            raise GradcliError(
+                f"{opname} takes at most {(op.arity or 1) + len(op.kwargs)} "
+                f"arguments, got {len(args)}",
+                pos,
+            )
+        for name, value in zip(op.kwargs, extra):
+            attrs[name] = (value, pos)
+        for name, (value, kpos) in keywords.items():
+            if name not in op.kwargs:
+                hint = did_you_mean(name, op.kwargs)
+                raise GradcliError(f"{opname}() has no argument '{name}'{hint}", kpos)
+            if name in attrs:
+                raise GradcliError(f"{opname}() got '{name}' twice", kpos)
+            attrs[name] = (value, kpos)
+        attrs = {name: _attribute(opname, name, v, p) for name, (v, p) in attrs.items()}
+        if opname in ("reshape", "broadcast_to") and "shape" not in attrs:
+            raise GradcliError(f"{opname} needs a shape, e.g. {opname}(x, [2, 3])", pos)
+        if opname == "cast" and "dtype" not in attrs:
+            raise GradcliError("cast needs a dtype, e.g. cast(x, 'float32')", pos)
+        return self.emit(opname, self.prepare(op, tensors, pos), attrs, pos)
+
+    def prepare(self, op, tensors: list, pos: Pos) -> list[int]:
+        """Inputs converted to the dtypes the op accepts (see the module docstring)."""
+        kind = op.accepts
+        if kind == "select":  # where/cond: a boolean condition, then two values of one dtype
+            cond = self.tensor(tensors[0], "bool")
+            return [cond, *self.unify(tensors[1:], pos)]
+        if kind == "bool":
+            ids = [self.tensor(t, "bool") for t in tensors]
+            for i in ids:
+                if self.graph[i].dtype != "bool":
+                    raise GradcliError(
+                        f"{op.name} needs booleans (comparisons), got {self.graph[i].dtype}", pos
+                    )
+            return ids
+        if kind == "any":
+            return self.unify(tensors, pos) if len(tensors) > 1 else [self.tensor(tensors[0])]
+        ids = self.unify(tensors, pos, number=kind != "compare")
+        if kind == "float":
+            ids = [
+                self.cast(i, "float64", pos) if not is_float(self.graph[i].dtype) else i
+                for i in ids
+            ]
+        return ids
+
+    def index(self, node: ast.Index, value, items):
+        index = []
+        for item, raw in zip(items, node.items):
+            if isinstance(item, slice):
+                index.append(item)
+            else:
+                index.append(_constant_int(item, "an index", getattr(raw, "pos", node.pos)))
+        return self.emit("getitem", (self.tensor(value),), {"index": tuple(index)}, node.pos)
+
+    def slice(self, node: ast.Slice, args):
+        parts = iter(args)
+        values = []
+        for p in (node.start, node.stop, node.step):
+            values.append(None if p is None else _constant_int(next(parts), "a slice bound", p.pos))
+        if values[2] == 0:
+            raise GradcliError("slice step cannot be zero", node.pos)
+        return slice(*values)
+
+    def call_function(self, fn: Function, args: list, pos: Pos):
+        """Inline a spec function; with a `grad:` wrap it in a custom node."""
+        if len(args) != len(fn.params):
+            raise GradcliError(
+                f"{fn.name} takes {len(fn.params)} argument"
+                f"{'s' * (len(fn.params) != 1)} ({', '.join(fn.params)}), "
+                f"got {len(args)}",
+                pos,
+            )
+        if fn.name in self.active:
+            chain = " -> ".join([*self.active[self.active.index(fn.name) :], fn.name])
+            raise GradcliError(
+                f"function {fn.name} calls itself ({chain}); recursion is not supported", pos
+            )
+        ids = [self.tensor(a) for a in args]
+        saved = (self.scope, self.later, self.where)
+        self.scope, self.later = dict(zip(fn.params, ids)), {}
+        self.where = (
+            f" in function '{fn.name}' (it sees only its parameters: {', '.join(fn.params)})"
+        )
+        self.active.append(fn.name)
+        try:
+            body = self.tensor(self.build(fn.body))
+        finally:
+            self.active.pop()
+            self.scope, self.later, self.where = saved
+        if fn.grads is None:
+            return body
+        attrs = {"function": fn.name, "grad": self.gradient_rule(fn)}
+        return self.emit("custom", (*ids, body), attrs, pos)
+
+    def gradient_rule(self, fn: Function):
+        """The custom node's rule: build fn's `grad:` expression for input i (dy, out visible)."""
+        graph, functions = self.graph, self.functions
+
+        def rule(b, node, g, i):
+            tree = fn.grads[i]
+            if tree is None:
+                return None
+            sub = Builder(graph, functions, kind="gradient", origin=b.origin)
+            sub.scope = {p: node.inputs[k] for k, p in enumerate(fn.params)}
+            sub.scope.update(dy=g, out=node.id)
+            sub.where = f" in the gradient of '{fn.name}' (it sees {', '.join(sub.scope)})"
+            param = graph[node.inputs[i]]
+            r = sub.cast(sub.tensor(sub.build(tree), param.dtype), param.dtype, _pos_of(tree))
+            shape = graph[r].shape
+            try:
+                joined = np.broadcast_shapes(shape, param.shape)
+            except ValueError:
+                joined = None
+            if joined not in (shape, param.shape):
+                raise GradcliError(
+                    f"the gradient of '{fn.name}' for '{fn.params[i]}' has shape {shape}, which "
+                    f"does not fit the parameter's shape {param.shape}",
+                    _pos_of(tree),
+                )
+            return r
+
+        return rule
+
+
+def _check_list_depth(seq: Seq) -> None:
+    """Refuse a list expression nested deeper than a tensor's rank can be (iteratively)."""
+    stack = [(seq, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_RANK:
+            raise GradcliError(
+                f"a list nested more than {MAX_RANK} levels deep (a tensor has at most "
+                f"{MAX_RANK} dimensions)",
+                item.pos,
+            )
+        stack.extend((v, depth + 1) for v in item.items if isinstance(v, Seq))
+
+
+def _pos_of(tree) -> Pos | None:
+    return getattr(tree, "pos", None)
+
+
+def _integral(value: np.ndarray) -> bool:
+    v = np.asarray(value)
+    return v.dtype == bool or bool(np.all(np.isfinite(v) & (v == np.round(v))))
+
+
+def _describe(value) -> str:
+    if isinstance(value, ast.Str):
+        return f"the string '{value.value}'"
+    if isinstance(value, slice):
+        return "a slice"
+    return type(value).__name__
+
+
+def _constant_int(value, what: str, pos: Pos) -> int:
+    if (
+        isinstance(value, Lit)
+        and value.value.shape == ()
+        and _integral(value.value)
+        and value.value.dtype != bool
+    ):
+        number = int(value.value)
+        if abs(number) >= 2**62:  # numpy's shape and index arithmetic is 64-bit
+            raise GradcliError(f"{what} is too large: {number:.3g}", pos)
+        return number
+    raise GradcliError(f"{what} must be a constant integer", pos)
+
+
+def _attribute(opname: str, name: str, value, pos: Pos):
+    """A call's attribute (axis=, keepdims=, shape=, dtype=...) as a plain Python value."""
+    if name == "dtype":
+        if not isinstance(value, ast.Str):
+            raise GradcliError(f"{opname}: dtype must be a string such as 'float32'", pos)
+        return value.value
+    if isinstance(value, ast.Str):
+        raise GradcliError(f"{opname}: {name} must be a constant, not a string", pos)
+    if name in ("keepdims", "exclusive", "reverse"):
+        if isinstance(value, Lit) and value.value.shape == () and value.value in (0, 1):
+            return bool(value.value)  # true, false, 1 or 0
+        raise GradcliError(f"{opname}: {name} must be true or false", pos)
+    # axis, axes, shape: an integer or a list of integers
+    if isinstance(value, Lit) and value.value.shape == () and name == "axis":
+        return _constant_int(value, f"{opname}: axis", pos)
+    if name == "axis" and opname in SINGLE_AXIS:
+        raise GradcliError(f"{opname}: axis must be one integer", pos)
+    if isinstance(value, Seq):
+        items = value.items
+        if all(isinstance(v, Lit) and v.value.shape == () for v in items):
+            if name == "shape" and len(items) > MAX_RANK:
+                raise GradcliError(
+                    f"{opname}: a shape has at most {MAX_RANK} dimensions, got {len(items)}", pos
+                )
+            return [_constant_int(v, f"{opname}: {name}", pos) for v in items]
+    if isinstance(value, Lit) and value.value.ndim == 1 and value.value.size == 0:
+        return []
+    kind = "an integer or a list of integers" if name == "axis" else "a list of integers"
+    raise GradcliError(f"{opname}: {name} must be {kind}", pos)

@@ -1,0 +1,229 @@
+"""A spec plus command-line overrides, built into a graph with its outputs and targets."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from gradcli.core.graph import MAX_RANK, Graph, is_float
+from gradcli.core.ops import emit
+from gradcli.runtime import limits
+from gradcli.runtime.errors import GradcliError, LimitError, Pos, did_you_mean
+from gradcli.spec import expression as ast
+from gradcli.spec.lowering import CONSTANTS, Builder
+from gradcli.spec.reader import EntrySpec, InputSpec, Spec
+
+
+@dataclass
+class Problem:
+    """What to compute: a graph, its outputs, the gradient targets and the upstream gradients."""
+
+    spec: Spec
+    graph: Graph
+    outputs: list[int]
+    wrt: list[int]
+    seeds: list[np.ndarray | None]  # grad_ys per output; None means ones
+    unconnected: str
+
+    def name(self, i: int) -> str:
+        return self.graph[i].name
+
+
+def clip(text: str, width: int = 60) -> str:
+    """User text quoted for an error message, shortened when long."""
+    return repr(text if len(text) <= width else text[: width - 3] + "...")
+
+
+_BARE_NON_FINITE = re.compile(r"\b(?:inf|nan)\b")
+_JSON_SPELLING = {"inf": "Infinity", "nan": "NaN"}
+
+
+def parse_value(text: str, what: str) -> np.ndarray:
+    """A number or JSON list from the command line (inf, -inf and nan are accepted)."""
+    import json
+
+    raw = text.strip()
+    # JSON spells the non-finite numbers Infinity and NaN; accept inf/nan inside lists too.
+    listed = _BARE_NON_FINITE.sub(lambda m: _JSON_SPELLING[m.group(0)], raw)
+    try:
+        value = json.loads(
+            listed,
+            parse_constant=lambda c: {"Infinity": np.inf, "-Infinity": -np.inf, "NaN": np.nan}[c],
+        )
+    except RecursionError:
+        raise GradcliError(f"{what}: the list is nested more than {MAX_RANK} levels deep") from None
+    except (ValueError, KeyError):
+        try:
+            value = float(raw)  # inf, -inf, nan, 1e3 ...
+        except ValueError:
+            raise GradcliError(
+                f"{what}: cannot read {clip(text)} as a number or a JSON list"
+            ) from None
+    _check_leaves(value, text, what)
+    try:
+        arr = np.array(value, dtype=float)
+    except (ValueError, TypeError):
+        raise GradcliError(
+            f"{what}: {clip(text)} is not a number or a rectangular list of numbers"
+        ) from None
+    if arr.size > limits.current.max_elements:
+        raise LimitError(
+            f"{what}: {arr.size:,} elements, over the limit of "
+            f"{limits.current.max_elements:,} {limits.advice('max_elements')}"
+        )
+    return arr
+
+
+def _check_leaves(value, text: str, what: str) -> None:
+    """Every leaf of a JSON value is a number or boolean, nested at most MAX_RANK deep."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, list):
+            if depth >= MAX_RANK:
+                raise GradcliError(f"{what}: the list is nested more than {MAX_RANK} levels deep")
+            stack.extend((item, depth + 1) for item in v)
+        elif not isinstance(v, (int, float)):
+            shown = "null" if v is None else clip(json_text(v))
+            raise GradcliError(f"{what}: {shown} in {clip(text)} is not a number")
+
+
+def json_text(v) -> str:
+    import json
+
+    return json.dumps(v)
+
+
+def override_inputs(spec: Spec, at: dict[str, np.ndarray]) -> Spec:
+    """The spec with input values replaced (--at), keeping each input's dtype."""
+    if not at:
+        return spec
+    inputs = dict(spec.inputs)
+    for name, value in at.items():
+        if name not in inputs:
+            hint = did_you_mean(name, inputs)
+            raise GradcliError(f"--at {name}: there is no input named '{name}'{hint}")
+        old = inputs[name]
+        if not is_float(old.dtype) and not np.all(np.isfinite(value) & (value == np.round(value))):
+            raise GradcliError(f"--at {name}: input '{name}' is {old.dtype}; give a whole number")
+        if old.dtype in ("int32", "int64") and value.size:
+            info = np.iinfo(old.dtype)
+            if value.min() < info.min or value.max() > info.max:
+                raise GradcliError(f"--at {name}: the value does not fit in {old.dtype}")
+        if old.dtype == "bool" and not np.all((value == 0) | (value == 1)):
+            raise GradcliError(f"--at {name}: input '{name}' is bool; give true, false, 1 or 0")
+        with np.errstate(over="ignore"):  # 1e300 as float32 is inf, as in TensorFlow
+            inputs[name] = replace(old, value=value.astype(old.dtype))
+    return replace(spec, inputs=inputs)
+
+
+def spec_from_expression(text: str, at: dict[str, np.ndarray]) -> Spec:
+    """A one-entry spec for -e: every free name is a float64 input with its value from --at."""
+    tree = ast.parse(text)
+    names = [n for n in ast.names_in(tree) if n not in CONSTANTS]
+    missing = [n for n in names if n not in at]
+    if missing:
+        raise GradcliError(
+            f"no value for {', '.join(repr(n) for n in missing)}: give "
+            f"{' '.join(f'--at {n}=VALUE' for n in missing)}"
+        )
+    extra = [n for n in at if n not in names]
+    if extra:
+        hint = did_you_mean(extra[0], names)
+        raise GradcliError(f"--at {extra[0]}: the expression has no input '{extra[0]}'{hint}")
+    where = Pos("<expr>", 1, 1)
+    inputs = {n: InputSpec(n, at[n].astype("float64"), "float64", True, where) for n in names}
+    return Spec(
+        file="<expr>", lines=[text], inputs=inputs, entries=[EntrySpec("f", tree, where, text)]
+    )
+
+
+def build_problem(
+    spec: Spec, *, wrt: list[str] | None = None, unconnected: str | None = None
+) -> Problem:
+    """Build the forward graph of a spec and resolve outputs, wrt and grad_ys."""
+    graph = Graph(spec.file)
+    for inp in spec.inputs.values():
+        value = float(inp.value) if inp.value.shape == () and inp.dtype == "float64" else inp.value
+        i = emit(
+            graph,
+            "input",
+            (),
+            {"value": value},
+            kind="input",
+            name=inp.name,
+            entry=inp.name,
+            pos=inp.pos,
+        )
+        graph.names[inp.name] = i
+        graph.inputs.append(i)
+        if inp.trainable:
+            graph.trainable.add(i)
+    builder = Builder(graph, spec.functions)
+    builder.scope = graph.names
+    builder.later = {e.name: e.pos.line for e in spec.entries}
+    for entry in spec.entries:
+        del builder.later[entry.name]
+        builder.entry = entry.name
+        start = len(graph)
+        try:
+            root = builder.tensor(builder.build(entry.tree))
+        except RecursionError:
+            raise GradcliError(
+                f"graph entry '{entry.name}' is nested too deeply", entry.pos
+            ) from None
+        if root < start or graph[root].kind == "const" or graph[root].name is not None:
+            root = builder.emit("identity", (root,), None, entry.pos)
+        graph[root].name = entry.name
+        graph.names[entry.name] = root
+        graph.entries.append(root)
+    outputs = _resolve(graph, spec.outputs, "output") if spec.outputs else [graph.entries[-1]]
+    if len(set(outputs)) != len(outputs):
+        raise GradcliError(
+            "an output is listed twice", spec.outputs[0][1] if spec.outputs else None
+        )
+    if wrt is not None:
+        targets = _resolve(graph, [(n, None) for n in wrt], "--wrt")
+    elif spec.wrt is not None:
+        targets = _resolve(graph, spec.wrt, "wrt")
+    else:
+        targets = [i for i in graph.inputs if i in graph.trainable]
+    targets = list(dict.fromkeys(targets))
+    seeds = [_seed(graph, spec, o) for o in outputs]
+    extra = set(spec.grad_ys) - {graph[o].name for o in outputs}
+    if extra:
+        name = sorted(extra)[0]
+        raise GradcliError(f"grad_ys names '{name}', which is not an output", spec.grad_ys[name][1])
+    return Problem(spec, graph, outputs, targets, seeds, unconnected or spec.unconnected)
+
+
+def _resolve(graph: Graph, names: list[tuple[str, Pos | None]], what: str) -> list[int]:
+    out = []
+    for name, pos in names:
+        if name not in graph.names:
+            hint = did_you_mean(name, graph.names)
+            raise GradcliError(
+                f"{what} names '{name}', which is not an input or graph entry{hint}", pos
+            )
+        out.append(graph.names[name])
+    return out
+
+
+def _seed(graph: Graph, spec: Spec, output: int) -> np.ndarray | None:
+    node = graph[output]
+    if node.name not in spec.grad_ys:
+        return None
+    value, pos = spec.grad_ys[node.name]
+    try:
+        fits = np.broadcast_shapes(value.shape, node.shape) == node.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise GradcliError(
+            f"grad_ys for '{node.name}' has shape {value.shape}, which does not "
+            f"broadcast to the output's shape {node.shape}",
+            pos,
+        )
+    return value.astype(node.dtype) if is_float(node.dtype) else value

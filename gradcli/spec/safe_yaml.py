@@ -1,0 +1,127 @@
+"""YAML text to PyYAML's position-carrying nodes, composed iteratively with bounded nesting.
+
+PyYAML's own composers recurse once per nesting level: the pure-Python one raises
+RecursionError and the C one overflows the C stack (a crash) on `[[[[...` a hundred
+thousand deep, and libyaml's scanner slows down quadratically with flow nesting. This
+composer reads the parser's events lazily and stops at the nesting limit, so a hostile
+file costs at most (limit x length) work. Only the safe loaders are used: tags are left
+on the nodes for spec.py to refuse, nothing is constructed here.
+"""
+
+from __future__ import annotations
+
+from gradcli.runtime import limits
+from gradcli.runtime.errors import GradcliError, LimitError, Pos
+
+
+def _pos(file: str, mark) -> Pos | None:
+    return Pos(file, mark.line + 1, mark.column + 1) if mark is not None else None
+
+
+def compose(text: str, file: str):
+    """The root node of a one-document YAML text, or None when the text holds no document."""
+    import yaml
+
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_class(text)
+    try:
+        return _compose(loader, file, yaml)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        if "nesting depth" in problem and mark is not None:
+            _nesting_limit(text[: mark.index], file, yaml)
+        raise GradcliError(f"invalid YAML: {problem}", _pos(file, mark)) from None
+    except yaml.YAMLError as exc:
+        first = (str(exc).splitlines() or ["invalid YAML"])[0]
+        raise GradcliError(f"invalid YAML: {first}", Pos(file, 1, 1)) from None
+    finally:
+        loader.dispose()
+
+
+def _nesting_limit(prefix: str, file: str, yaml) -> None:
+    """Raise gradcli's own nesting-limit error where libyaml refused deeper nesting.
+
+    libyaml (PyYAML >= 6.0.4) scans ahead and stops at its own depth limit before the
+    composer sees the level where gradcli's limit fires; the text up to libyaml's mark,
+    read by the pure-Python parser, reaches that level (a bounded prefix, read lazily).
+    """
+    loader = yaml.SafeLoader(prefix)
+    try:
+        _compose(loader, file, yaml)
+    except yaml.YAMLError:
+        pass  # the prefix ends mid-document: only gradcli's own limit matters here
+    finally:
+        loader.dispose()
+
+
+def _compose(loader, file: str, yaml):
+    ev = yaml.events
+    nodes = yaml.nodes
+    loader.get_event()  # StreamStartEvent
+    if loader.check_event(ev.StreamEndEvent):
+        return None
+    loader.get_event()  # DocumentStartEvent
+    max_depth = limits.current.max_depth
+    anchors: dict[str, object] = {}
+    stack: list[list] = []  # [collection node, pending mapping key or None]
+    resolve = loader.resolve
+    while True:
+        event = loader.get_event()
+        kind = type(event)
+        if kind is ev.ScalarEvent:
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(nodes.ScalarNode, event.value, event.implicit)
+            node = nodes.ScalarNode(
+                tag, event.value, event.start_mark, event.end_mark, style=event.style
+            )
+        elif kind is ev.SequenceStartEvent or kind is ev.MappingStartEvent:
+            if len(stack) >= max_depth:
+                raise LimitError(
+                    f"the YAML is nested more than {max_depth} levels deep "
+                    f"{limits.advice('max_depth')}",
+                    _pos(file, event.start_mark),
+                )
+            cls = nodes.SequenceNode if kind is ev.SequenceStartEvent else nodes.MappingNode
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(cls, None, event.implicit)
+            node = cls(tag, [], event.start_mark, None, flow_style=event.flow_style)
+            if event.anchor is not None:
+                anchors[event.anchor] = node
+            stack.append([node, None])
+            continue
+        elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:
+            node = stack.pop()[0]
+            node.end_mark = event.end_mark
+        elif kind is ev.AliasEvent:
+            node = anchors.get(event.anchor)
+            if node is None:
+                raise GradcliError(
+                    f"undefined YAML alias '*{event.anchor}'", _pos(file, event.start_mark)
+                )
+        else:  # pragma: no cover - the parser emits nothing else inside a document
+            raise GradcliError(f"invalid YAML: unexpected {kind.__name__}", Pos(file, 1, 1))
+        if kind is ev.ScalarEvent and event.anchor is not None:
+            anchors[event.anchor] = node
+        if not stack:
+            root = node
+            break
+        top = stack[-1]
+        parent = top[0]
+        if type(parent) is nodes.SequenceNode:
+            parent.value.append(node)
+        elif top[1] is None:
+            top[1] = node
+        else:
+            parent.value.append((top[1], node))
+            top[1] = None
+    loader.get_event()  # DocumentEndEvent
+    if not loader.check_event(ev.StreamEndEvent):
+        extra = loader.peek_event()
+        raise GradcliError(
+            "the file holds more than one YAML document (a second '---'); a spec is one document",
+            _pos(file, extra.start_mark),
+        )
+    return root
