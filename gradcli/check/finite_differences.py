@@ -24,7 +24,7 @@ import numpy as np
 
 from gradcli.check.conventions import CustomGradient, follows, needed
 from gradcli.core.graph import Graph, is_float
-from gradcli.core.ops import REGISTRY
+from gradcli.core.ops import REGISTRY, Behavior
 from gradcli.runtime import limits
 
 EPS = float(np.finfo(np.float64).eps)
@@ -44,71 +44,6 @@ def to64(value):
         return value
     arr = arr.astype(np.float64, copy=False)
     return float(arr) if arr.shape == () else arr
-
-
-# --- kinks frozen on the core's side (raw: the inputs' values at the point, core dtype) -----
-def _relu(node, args, raw):
-    return np.where(raw[0] > 0, args[0], np.maximum(raw[0], 0))
-
-
-def _abs(node, args, raw):
-    x, x0 = args[0], raw[0]
-    return np.where(x0 > 0, x, np.where(x0 < 0, -x, np.where(x0 == 0, 0.0, np.abs(x))))
-
-
-def _maximum(node, args, raw):
-    return np.where(raw[0] >= raw[1], args[0], args[1])
-
-
-def _minimum(node, args, raw):
-    return np.where(raw[0] <= raw[1], args[0], args[1])
-
-
-def _clip(node, args, raw):
-    (x, lo, hi), (x0, lo0, hi0) = args, raw
-    inside = x0 <= hi0
-    low, low0 = np.where(inside, x, hi), np.where(inside, x0, hi0)
-    return np.where(low0 >= lo0, low, lo)
-
-
-def _pow(node, args, raw):
-    # the exponent is a constant where x <= 0 (d(x**y)/dy is 0 there)
-    return np.power(args[0], np.where(raw[0] <= 0, raw[1], args[1]))
-
-
-def _extreme(pick):
-    def surrogate(node, args, raw):
-        # the mean of the elements tied at the extreme: a tie splits the gradient evenly
-        axis = node.attrs.get("axis")
-        axis = tuple(axis) if isinstance(axis, list) else axis
-        x0 = np.asarray(raw[0])
-        tied = (x0 == pick(x0, axis=axis, keepdims=True)).astype(np.float64)
-        with np.errstate(all="ignore"):
-            weights = tied / np.sum(tied, axis=axis, keepdims=True)
-        keep = bool(node.attrs.get("keepdims"))
-        return np.sum(np.asarray(args[0]) * weights, axis=axis, keepdims=keep)[()]
-
-    return surrogate
-
-
-def _cumprod(node, args, raw):
-    # elements that are 0 at the point are constants: cumprod's gradient is 0 there
-    x = np.where(np.asarray(raw[0]) == 0, 0.0, args[0])
-    return REGISTRY["cumprod"].fn(node.attrs)(x)
-
-
-SURROGATES = {
-    "cumprod": _cumprod,
-    "relu": _relu,
-    "abs": _abs,
-    "maximum": _maximum,
-    "minimum": _minimum,
-    "clip": _clip,
-    "pow": _pow,
-    "max": _extreme(np.max),
-    "min": _extreme(np.min),
-}
-# `where` needs no surrogate: its condition is a comparison, a constant at the point.
 
 
 class Loss:
@@ -162,17 +97,14 @@ class Loss:
     def _node(self, node, cur):
         base = self.base
         args = [cur[j] if j in cur else base.get(j) for j in follows(node)]
-        op = node.op
-        if op == "cond":
+        spec = REGISTRY[node.op]
+        if spec.behavior is Behavior.BRANCH:
             taken = args[0]
             return taken if np.shape(taken) == node.shape else np.broadcast_to(taken, node.shape)
-        if op == "custom":
+        if spec.behavior is Behavior.CUSTOM:
             return self._custom(node, dict(zip(node.diff, args)))
-        if op in SURROGATES:
-            return SURROGATES[op](node, args, [self.raw[j] for j in node.inputs])
-        if op == "cast":
-            return to64(args[0])  # float -> float: float64 throughout
-        spec = REGISTRY[op]
+        if callable(spec.at_point):  # a kink or tie frozen on the core's side (see Op.at_point)
+            return spec.at_point(node, args, [self.raw[j] for j in node.inputs])
         if spec.scalar is not None and node.shape == () and all(type(a) is float for a in args):
             try:
                 return spec.scalar(*args)

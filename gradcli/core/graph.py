@@ -9,6 +9,13 @@ INT_DTYPES = ("int32", "int64")
 DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
 MAX_RANK = 32  # dimensions of a tensor (numpy 1.x's limit; numpy 2 allows 64)
 
+# Node kinds (Node.kind)
+INPUT, CONST, FORWARD, GRADIENT = "input", "const", "forward", "gradient"
+# Ops that passes recognise by their role in the graph, not by what they compute: the
+# sources (whose values live in attrs["value"]), cond (one branch taken) and custom (a
+# spec function whose gradient replaces its body's).
+INPUT_OP, CONST_OP, COND_OP, CUSTOM_OP = "input", "const", "cond", "custom"
+
 
 def is_float(dtype: str) -> bool:
     """True for the dtypes gradients can flow through."""

@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcli.core.executor import exec_inputs, run
-from gradcli.core.graph import Graph, is_float
-from gradcli.core.ops import REGISTRY, ZERO_GRAD
-from gradcli.core.ops.registry import is_const_equal
+from gradcli.core.graph import CONST_OP, INPUT_OP, Graph, is_float
+from gradcli.core.ops import REGISTRY, ZERO_GRAD, Behavior
 from gradcli.core.printing import _number, expression
 
 NON_FINITE = "non_finite"
@@ -43,14 +42,6 @@ PROPAGATED = "propagated"
 OVERFLOW = "overflow"
 ORIGINS = (WHERE_TRAP, SINGULAR, PROPAGATED, OVERFLOW, FORWARD)
 MAX_INDICES = 10  # element indices listed per origin
-# forward ops that pass the upstream gradient only where they select an operand
-MASKING = {"where", "maximum", "minimum", "clip", "relu"}
-# ops whose non-finite result from finite operands is an overflow, not a pole
-OVERFLOWING = {
-    "add", "sub", "mul", "mul_no_nan", "neg", "exp", "square", "sum", "mean", "prod",
-    "cumsum", "cumprod", "matmul", "tanh_grad", "sigmoid_grad", "relu_grad", "broadcast_to",
-    "logsumexp", "softplus", "pow",
-}  # fmt: skip
 
 
 @dataclass
@@ -114,9 +105,9 @@ class Diagnosis:
         """Elements of node i that are non-finite although its operands are finite there."""
         node = self.graph[i]
         bad = self.bad(i)
-        if node.op in ("input", "const") or not bad.any():
+        if node.op in (INPUT_OP, CONST_OP) or not bad.any():
             return bad
-        if node.op in ("cond", "custom", "identity"):
+        if REGISTRY[node.op].behavior in (Behavior.BRANCH, Behavior.CUSTOM):
             return np.zeros(node.shape, bool)  # passes a value through
         ins = exec_inputs(node)
         if _elementwise(node):
@@ -199,7 +190,7 @@ class Diagnosis:
         elif forward is not None:
             kind = PROPAGATED
         elif (
-            node.op in OVERFLOWING
+            REGISTRY[node.op].overflows
             and not self._pole(m, elements)
             and not np.isnan(np.asarray(self.value(m))[elements]).any()
         ):
@@ -235,12 +226,13 @@ class Diagnosis:
         return None
 
     def _pole(self, m: int, elements) -> bool:
-        """True when a pow's non-finite elements come from a zero base (x**-0.5 at 0)."""
+        """True when the op's non-finite elements are a pole (pow: x**-0.5 at 0; Op.pole)."""
         node = self.graph[m]
-        if node.op != "pow":
+        pole = REGISTRY[node.op].pole
+        if pole is None:
             return False
-        base = np.broadcast_to(self.value(node.inputs[0]), node.shape)
-        return bool(np.any(base[elements] == 0))
+        values = [np.broadcast_to(self.value(j), node.shape) for j in node.inputs]
+        return bool(np.any(pole(*values)[elements]))
 
     def upstream_zero(self, f: int, m: int, elements) -> bool:
         """True when the gradient reaching F is 0 at the elements (F's shape is m's)."""
@@ -276,20 +268,13 @@ class Diagnosis:
             if node.kind != "gradient" or not np.all(value[elements] == 0):
                 continue
             origin = graph[node.origin] if node.origin is not None else None
-            if origin is not None and origin.op in MASKING and node.op in ("where", "relu_grad"):
-                if node.op == "where":
-                    # the rule's where(c, g, 0) or where(c, 0, g): which side is the zero?
-                    c, a, b = node.inputs
-                    zero_side = 2 if is_const_equal(graph, b, 0.0) else 1
-                    if zero_side == 1 and not is_const_equal(graph, a, 0.0):
-                        continue
-                    selects = np.broadcast_to(self.value(c), shape)[elements]
-                    passes = a if zero_side == 2 else b
-                    masked = ~selects if zero_side == 2 else selects
-                else:
-                    out = np.broadcast_to(self.value(node.inputs[1]), shape)[elements]
-                    masked, passes = ~(out > 0), node.inputs[0]
-                if np.all(masked):
+            selection = REGISTRY[node.op].selection
+            if origin is not None and REGISTRY[origin.op].selects and selection is not None:
+                picked = selection(graph, node, lambda j: np.broadcast_to(self.value(j), shape))
+                if picked is None:
+                    continue
+                zeroed, passes = picked
+                if np.all(zeroed[elements]):
                     return origin.id
                 stack.append(passes)
                 continue
@@ -336,7 +321,7 @@ class Diagnosis:
             args = self.operands(i, fresh)
             # an empty reduction's -inf/inf is its identity, not an overflow
             overflow = (
-                node.op in OVERFLOWING
+                REGISTRY[node.op].overflows
                 and not self._pole(i, fresh)
                 and all(np.size(self.value(j)) for j in node.inputs)
             )
@@ -413,10 +398,13 @@ class Diagnosis:
         fn = graph[f]
         if w.op != "where" or f not in w.inputs[1:] or not fn.inputs:
             return None
-        if len(fn.inputs) != 1 and fn.op not in ("div", "pow"):
+        k = REGISTRY[fn.op].pole_input
+        if k is None and len(fn.inputs) == 1:
+            k = 0  # a unary op is made safe by its only input
+        if k is None:
             return None  # only a unary op, a divisor or a base can be made safe by its input
         slot = 1 if w.inputs[1] == f else 2
-        arg = fn.inputs[1] if fn.op == "div" else fn.inputs[0]
+        arg = fn.inputs[k]
         cond = self.text(w.inputs[0])
         a = self.text(arg)
         safe = f"where({cond}, {a}, 1)" if slot == 1 else f"where({cond}, 1, {a})"
@@ -431,7 +419,8 @@ class Diagnosis:
 
 def _elementwise(node) -> bool:
     """True when every input of node broadcasts to its shape, element for element."""
-    return REGISTRY[node.op].elementwise and node.op not in ("cond", "custom")
+    op = REGISTRY[node.op]
+    return op.elementwise and op.behavior not in (Behavior.BRANCH, Behavior.CUSTOM)
 
 
 def _broadcasts(small: tuple, shape: tuple) -> bool:

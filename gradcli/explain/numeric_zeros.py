@@ -25,7 +25,7 @@ import numpy as np
 
 from gradcli.core.autodiff import Gradients
 from gradcli.core.graph import Graph
-from gradcli.core.ops import KINK, REGISTRY, ZERO_GRAD
+from gradcli.core.ops import REGISTRY, ZERO_GRAD, Behavior, Transport
 from gradcli.core.ops.infer import normalize_axes, reduced_shape
 
 NONZERO = -1  # the gradient is nonzero at this element
@@ -38,8 +38,6 @@ CANCELLATION = "cancellation"
 ZERO_DERIVATIVE = "zero_derivative"
 UNSELECTED = "unselected"
 UNDERFLOW = "underflow"
-
-REDUCTIONS = ("sum", "mean", "max", "min", "prod", "logsumexp")
 
 
 @dataclass
@@ -266,9 +264,10 @@ class ZeroTrace:
         up = self.labels_of(m)
         if up is None:
             up = np.full(mnode.shape, NONZERO)
-        if REGISTRY[mnode.op].elementwise:
+        transport = REGISTRY[mnode.op].zeros
+        if transport is Transport.ELEMENTWISE:
             return self._elementwise(m, j, k, r, cz, up)
-        if mnode.op == "matmul":
+        if transport is Transport.CONTRACTION:
             return self._matmul(m, j, k, cz, up)
         return self._structured(m, j, k, cz, up)
 
@@ -312,9 +311,10 @@ class ZeroTrace:
         subnormal, else the local derivative is 0 (sign, square at 0, a saturated tanh).
         """
         mnode = self.graph[m]
-        if REGISTRY[mnode.op].behavior == KINK:
+        behavior = REGISTRY[mnode.op].behavior
+        if behavior is Behavior.KINK:
             return [(INACTIVE, made)]
-        if mnode.op in ("mul", "mul_no_nan") and mnode.inputs[0] != mnode.inputs[1]:
+        if behavior is Behavior.MASK and mnode.inputs[0] != mnode.inputs[1]:
             other_zero = np.broadcast_to(self.value(mnode.inputs[1 - j]) == 0, mnode.shape)
             parts = [(MASK, made & other_zero), (UNDERFLOW, made & ~other_zero)]
         else:
@@ -386,13 +386,13 @@ class ZeroTrace:
         return out
 
     def _structured_kind(self, mnode, j: int) -> str:
-        op = mnode.op
-        if op in ("max", "min"):
-            return INACTIVE
-        if op in ("prod", "cumprod"):
-            return MASK
-        if op == "softmax":
-            return CANCELLATION
+        op = REGISTRY[mnode.op]
+        if op.behavior is Behavior.KINK:
+            return INACTIVE  # max, min: only the extreme elements get gradient
+        if op.behavior is Behavior.MASK:
+            return MASK  # prod, cumprod: the other factors hold zeros
+        if op.cancels:
+            return CANCELLATION  # softmax: the terms of a row cancel
         return ZERO_DERIVATIVE
 
     def _transport(self, mnode, j: int, knode, up) -> tuple[np.ndarray, int]:
@@ -402,27 +402,28 @@ class ZeroTrace:
         NONZERO when some is not, UNFED when none feeds it. The second value is a label
         for ops mapped all-or-nothing with a partly zero gradient (else NONZERO).
         """
-        op, attrs, shape = mnode.op, mnode.attrs, knode.shape
-        if op == "reshape":
+        op, attrs, shape = REGISTRY[mnode.op], mnode.attrs, knode.shape
+        transport = op.zeros
+        if transport is Transport.RESHAPE:
             return up.reshape(shape), NONZERO
-        if op == "transpose":
+        if transport is Transport.TRANSPOSE:
             axes = attrs.get("axes")
             perm = tuple(range(len(shape)))[::-1] if axes is None else axes
             return up.transpose(np.argsort([a % max(len(shape), 1) for a in perm])), NONZERO
-        if op == "getitem":
+        if transport is Transport.GATHER:
             out = np.full(shape, UNFED)
             out[attrs["index"]] = up
             return out, NONZERO
-        if op == "getitem_grad":
+        if transport is Transport.SCATTER:
             return up[attrs["index"]], NONZERO
-        if op in ("concat", "stack"):
+        if transport is Transport.PARTS:
             return self._part(mnode, j, up), NONZERO
-        if op in REDUCTIONS:
-            axes = normalize_axes(op, attrs.get("axis"), len(shape))
+        if transport is Transport.REDUCE:
+            axes = normalize_axes(op.name, attrs.get("axis"), len(shape))
             kept = reduced_shape(shape, range(len(shape)) if axes is None else axes, True)
             return np.broadcast_to(up.reshape(kept), shape), NONZERO
-        if op in ("softmax", "cumsum", "cumprod"):
-            axis = attrs.get("axis", -1 if op == "softmax" else 0) % len(shape)
+        if transport is Transport.SCAN:
+            axis = attrs.get("axis", op.default("axis")) % len(shape)
             return np.broadcast_to(self.labels.reduce(up, (axis,)), shape), NONZERO
         together = self.labels.union_all(up)
         if not (up < 0).any():
@@ -432,7 +433,7 @@ class ZeroTrace:
     def _part(self, mnode, j: int, up) -> np.ndarray:
         """The slice of a concat's or stack's gradient that belongs to input j."""
         shapes = [self.graph[i].shape for i in mnode.inputs]
-        if mnode.op == "stack":
+        if len(mnode.shape) > len(shapes[0]):  # stack: each input is one index of a new axis
             axis = mnode.attrs.get("axis", 0) % (len(shapes[0]) + 1)
             return up[(slice(None),) * axis + (j,)]
         axis = mnode.attrs.get("axis", 0) % len(shapes[0])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.core.ops import KINK, REGISTRY, ZERO_GRAD
+from gradcli.core.ops import REGISTRY, ZERO_GRAD, Behavior
 from gradcli.explain.numeric_zeros import (
     CANCELLATION,
     INACTIVE,
@@ -120,9 +120,10 @@ class ScalarTrace(ZeroTrace):
     def _scalar_kind(self, m: int, j: int) -> str:
         """_kinds for one element."""
         mnode = self.graph[m]
-        if REGISTRY[mnode.op].behavior == KINK:
+        behavior = REGISTRY[mnode.op].behavior
+        if behavior is Behavior.KINK:
             return INACTIVE
-        if mnode.op in ("mul", "mul_no_nan") and mnode.inputs[0] != mnode.inputs[1]:
+        if behavior is Behavior.MASK and mnode.inputs[0] != mnode.inputs[1]:
             return MASK if self._zero(mnode.inputs[1 - j]) else UNDERFLOW
         a = self.grads.adjoints[m]
         g = 0.0 if a is ZERO_GRAD else self.values[a]

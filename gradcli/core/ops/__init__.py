@@ -1,23 +1,39 @@
-"""The op registry: importing this package registers every op."""
+"""The op registry: importing this package registers every op (one block per op)."""
 
-from gradcli.core.ops import (
-    math,
-    reduce,
-    structure,  # noqa: F401  (registration side effects)
-)
+# isort: off
+# registration order (importing registers): the order ops are listed in help and hints
+from gradcli.core.ops import elementwise  # noqa: F401
+from gradcli.core.ops import kernels  # noqa: F401
+from gradcli.core.ops import reduce  # noqa: F401
+from gradcli.core.ops import shapes  # noqa: F401
+from gradcli.core.ops import linalg  # noqa: F401
+from gradcli.core.ops import control  # noqa: F401
+
+# isort: on
+from gradcli.core.ops.control import resolve_cond
 from gradcli.core.ops.registry import (
+    ATOM,
     BRANCH,
+    COMPARISON,
     CUSTOM,
     CUT,
+    FORWARD,
     KINK,
     MASK,
     REGISTRY,
     SMOOTH,
     STOP,
+    UNARY,
     ZERO,
     ZERO_GRAD,
+    Attr,
+    AttrKind,
+    Behavior,
     GradBuilder,
     Op,
+    Operator,
+    Transport,
+    binary_operators,
     const,
     emit,
     fit,
@@ -25,21 +41,30 @@ from gradcli.core.ops.registry import (
     public_ops,
     run_rule,
 )
-from gradcli.core.ops.structure import resolve_cond
 
 __all__ = [
+    "ATOM",
     "BRANCH",
+    "COMPARISON",
     "CUSTOM",
     "CUT",
+    "FORWARD",
     "KINK",
     "MASK",
     "REGISTRY",
     "SMOOTH",
     "STOP",
+    "UNARY",
     "ZERO",
     "ZERO_GRAD",
+    "Attr",
+    "AttrKind",
+    "Behavior",
     "GradBuilder",
     "Op",
+    "Operator",
+    "Transport",
+    "binary_operators",
     "const",
     "emit",
     "fit",

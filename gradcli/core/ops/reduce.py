@@ -12,7 +12,18 @@ import warnings
 import numpy as np
 
 from gradcli.core.ops.infer import need_float, need_numeric, normalize_axes, reduced_shape
-from gradcli.core.ops.registry import CUT, KINK, SMOOTH, Op, ShapeError, register
+from gradcli.core.ops.registry import (
+    CUT,
+    KINK,
+    MASK,
+    SMOOTH,
+    Attr,
+    AttrKind,
+    Op,
+    ShapeError,
+    Transport,
+    register,
+)
 from gradcli.core.ops.sym import finite_max, number, reduce_rows, scan_rows
 
 
@@ -31,7 +42,9 @@ def _kept(b, node, i: int) -> int:
     return b.reshape(i, shape=shape)
 
 
-def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None, row=None, doc=""):
+def reduction(
+    name, forward, rule, *, floats=False, behavior=SMOOTH, result=None, row=None, doc="", **facts
+):
     """Register a public reduction taking axis= and keepdims=.
 
     row(sp, elements, values) is its SymPy translation for one reduced row.
@@ -59,10 +72,12 @@ def reduction(name, forward, rule, *, floats=False, behavior=SMOOTH, result=None
             behavior=behavior,
             public=True,
             arity=1,
-            kwargs=("axis", "keepdims"),
+            attrs=(Attr("axis", AttrKind.AXES), Attr("keepdims", AttrKind.BOOL, False)),
+            transport=Transport.REDUCE,
             doc=doc,
             accepts="float" if floats else "number",
             sympy=None if row is None else _rows_sympy(name, row),
+            **facts,
         )
     )
 
@@ -88,7 +103,9 @@ def _sum(x, axis, keepdims):
     return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]
 
 
-reduction("sum", _sum, lambda b, n, g: _kept(b, n, g), row=lambda sp, xs, vs: sp.Add(*xs))
+reduction(
+    "sum", _sum, lambda b, n, g: _kept(b, n, g), row=lambda sp, xs, vs: sp.Add(*xs), overflows=True
+)
 
 
 def _mean_grad(b, n, g):
@@ -112,7 +129,7 @@ def _mean(x, axis, keepdims):
     return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]  # as sum: mean([-0.0])
 
 
-reduction("mean", _mean, _mean_grad, floats=True, row=_mean_row)
+reduction("mean", _mean, _mean_grad, floats=True, row=_mean_row, overflows=True)
 
 
 def _extreme_grad(b, n, g):
@@ -137,6 +154,21 @@ def _extreme_row(pick):
     return row
 
 
+def _extreme_at_point(pick):
+    def at_point(node, args, raw):
+        # the mean of the elements tied at the extreme: a tie splits the gradient evenly
+        axis = node.attrs.get("axis")
+        axis = tuple(axis) if isinstance(axis, list) else axis
+        x0 = np.asarray(raw[0])
+        tied = (x0 == pick(x0, axis=axis, keepdims=True)).astype(np.float64)
+        with np.errstate(all="ignore"):
+            weights = tied / np.sum(tied, axis=axis, keepdims=True)
+        keep = bool(node.attrs.get("keepdims"))
+        return np.sum(np.asarray(args[0]) * weights, axis=axis, keepdims=keep)[()]
+
+    return at_point
+
+
 def _lowest(dtype):
     """The identity of max: -inf, or the smallest integer of dtype (TensorFlow's empty max)."""
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
@@ -156,8 +188,22 @@ def _extreme(fn, identity):
     return forward
 
 
-reduction("max", _extreme(np.max, _lowest), _extreme_grad, behavior=KINK, row=_extreme_row(np.max))
-reduction("min", _extreme(np.min, _highest), _extreme_grad, behavior=KINK, row=_extreme_row(np.min))
+reduction(
+    "max",
+    _extreme(np.max, _lowest),
+    _extreme_grad,
+    behavior=KINK,
+    row=_extreme_row(np.max),
+    at_point=_extreme_at_point(np.max),
+)
+reduction(
+    "min",
+    _extreme(np.min, _highest),
+    _extreme_grad,
+    behavior=KINK,
+    row=_extreme_row(np.min),
+    at_point=_extreme_at_point(np.min),
+)
 
 
 def _prod_grad(b, n, g):
@@ -187,7 +233,14 @@ def _prod(x, axis, keepdims):
     return np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)[()]
 
 
-reduction("prod", _prod, _prod_grad, row=lambda sp, xs, vs: sp.Mul(*xs))
+reduction(
+    "prod",
+    _prod,
+    _prod_grad,
+    behavior=MASK,
+    row=lambda sp, xs, vs: sp.Mul(*xs),
+    overflows=True,
+)
 
 
 def _logsumexp(x, axis, keepdims):
@@ -222,7 +275,7 @@ def _logsumexp_row(sp, xs, vs):
     return sp.log(sp.Add(*[sp.exp(x - m) for x in xs])) + m
 
 
-reduction("logsumexp", _logsumexp, _logsumexp_grad, floats=True, row=_logsumexp_row)
+reduction("logsumexp", _logsumexp, _logsumexp_grad, floats=True, row=_logsumexp_row, overflows=True)
 
 
 def _arg(fn):
@@ -259,7 +312,7 @@ for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
             behavior=CUT,
             public=True,
             arity=1,
-            kwargs=("axis",),
+            attrs=(Attr("axis", AttrKind.AXIS, 0),),
         )
     )
 
@@ -310,7 +363,9 @@ register(
         grads=(_softmax_grad,),
         public=True,
         arity=1,
-        kwargs=("axis",),
+        attrs=(Attr("axis", AttrKind.AXIS, -1),),
+        transport=Transport.SCAN,
+        cancels=True,
         accepts="float",
         sympy=_softmax_sympy,
     )
@@ -399,7 +454,17 @@ def _cumprod_grad(b, n, g):
     return b.div_no_nan(summed, x)
 
 
-_CUM_KW = ("axis", "exclusive", "reverse")
+def _cumprod_at_point(node, args, raw):
+    # elements that are 0 at the point are constants: cumprod's gradient is 0 there
+    x = np.where(np.asarray(raw[0]) == 0, 0.0, args[0])
+    return _cum_bind(np.cumprod, 1)(node.attrs)(x)
+
+
+_CUM_ATTRS = (
+    Attr("axis", AttrKind.AXIS, 0),
+    Attr("exclusive", AttrKind.BOOL, False),
+    Attr("reverse", AttrKind.BOOL, False),
+)
 register(
     Op(
         "cumsum",
@@ -408,7 +473,9 @@ register(
         grads=(_cumsum_grad,),
         public=True,
         arity=1,
-        kwargs=_CUM_KW,
+        attrs=_CUM_ATTRS,
+        transport=Transport.SCAN,
+        overflows=True,
         sympy=_cum_sympy(lambda a, x: a + x, 0),
     )
 )
@@ -420,7 +487,11 @@ register(
         grads=(_cumprod_grad,),
         public=True,
         arity=1,
-        kwargs=_CUM_KW,
+        attrs=_CUM_ATTRS,
+        transport=Transport.SCAN,
+        behavior=MASK,
+        overflows=True,
+        at_point=_cumprod_at_point,
         sympy=_cum_sympy(lambda a, x: a * x, 1, freeze_zeros=True),
     )
 )

@@ -8,7 +8,8 @@ graph ops, its SymPy translation, and how it behaves for gradients.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import Enum
 from functools import partial
 
 import numpy as np
@@ -17,15 +18,72 @@ from gradcli.core.graph import FLOAT_DTYPES, MAX_RANK, Graph, Node
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos
 
-# How an op behaves for gradients; explain and graph read these.
-SMOOTH = "smooth"  # differentiable everywhere it is defined
-KINK = "kink"  # differentiable almost everywhere; whole regions can pass zero (relu, where, clip)
-MASK = "mask"  # multiplies the gradient by an operand that may hold zeros (mul)
-ZERO = "zero"  # connected, but the derivative is zero (sign)
-CUT = "cut"  # not differentiable: no gradient flows (round, comparisons, argmax, casts to int)
-STOP = "stop"  # stop_gradient
-BRANCH = "branch"  # cond: only the taken branch is connected
-CUSTOM = "custom"  # a spec function with a custom gradient
+
+class Behavior(str, Enum):
+    """How an op behaves for gradients: explain, graph and the references read it."""
+
+    SMOOTH = "smooth"  # differentiable everywhere it is defined
+    KINK = "kink"  # differentiable almost everywhere; whole regions can pass zero (relu, where)
+    MASK = "mask"  # multiplies the gradient by operand values that may be zero (mul, prod)
+    ZERO = "zero"  # connected, but the derivative is zero (sign)
+    CUT = "cut"  # not differentiable: no gradient flows (round, comparisons, argmax)
+    STOP = "stop"  # stop_gradient
+    BRANCH = "branch"  # cond: only the taken branch is connected
+    CUSTOM = "custom"  # a spec function with a custom gradient
+
+
+SMOOTH, KINK, MASK, ZERO, CUT, STOP, BRANCH, CUSTOM = Behavior
+
+
+class Transport(Enum):
+    """How the zero elements of an op's gradient map back onto an input's elements (explain)."""
+
+    ELEMENTWISE = "elementwise"  # one to one, through broadcasting
+    CONTRACTION = "contraction"  # matmul: zero where every product behind an element is zero
+    RESHAPE = "reshape"  # the same elements in another shape
+    TRANSPOSE = "transpose"  # axes permuted by the `axes` attribute
+    GATHER = "gather"  # the output picks input elements (`index`); the others get nothing
+    SCATTER = "scatter"  # the inverse: the input is the picked part of the output
+    PARTS = "parts"  # concat/stack: each input owns one slice along `axis`
+    REDUCE = "reduce"  # each output element reduces the input over `axis` (all when None)
+    SCAN = "scan"  # each output element mixes the whole row along one `axis`
+    OPAQUE = "opaque"  # all or nothing
+
+
+class AttrKind(Enum):
+    """What a call's keyword attribute accepts (the lowerer checks and converts it)."""
+
+    AXES = "an integer or a list of integers"  # axis of a reduction
+    AXIS = "one integer"  # one axis
+    INTS = "a list of integers"  # shape, axes (a permutation)
+    BOOL = "true or false"  # keepdims, exclusive, reverse
+    DTYPE = "a string such as 'float32'"
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """One keyword attribute of an op: its name, kind and default (None: absent)."""
+
+    name: str
+    kind: AttrKind
+    default: object = None
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """An op's operator symbol: the parser, the printers and the wording share it."""
+
+    symbol: str
+    precedence: int  # binding strength, higher binds tighter (as in the expression grammar)
+    right: bool = False  # right-associative (**)
+    prefix: bool = False  # a prefix operator (-x)
+    comparison: bool = False  # x < y and friends: chain-free, bool-valued
+
+
+UNARY = 25  # the precedence of prefix minus: above * and /, below **
+COMPARISON = 5  # the precedence of < <= > >= == !=: below every arithmetic operator
+ATOM = 100  # names, numbers and calls never need parentheses
 
 
 class ShapeError(GradcliError):
@@ -40,11 +98,12 @@ class _Zero:
 
 
 ZERO_GRAD = _Zero()
+FORWARD = "forward"  # at_point: the forward itself follows the core's side of a kink
 
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """Everything gradcli knows about one op."""
+    """Everything gradcli knows about one op; each pass asks the op, never its name."""
 
     name: str
     infer: Callable  # infer(attrs, *input_nodes) -> (shape, dtype); raises ShapeError
@@ -53,21 +112,63 @@ class Op:
     scalar: Callable | None = None  # fast path on Python floats for 0-d float64 nodes
     grads: tuple = ()  # one rule(b, node, g) per input; None = no gradient to that input
     grad_each: Callable | None = None  # rule(b, node, g, i) for ops with any number of inputs
-    behavior: str = SMOOTH
+    behavior: Behavior = Behavior.SMOOTH
     elementwise: bool = False  # broadcasts its inputs: its rules accept an unbroadcast g
     # sympy(sp, attrs, args, values) -> object array of SymPy expressions (see ops/sym.py);
     # None for ops the translator takes as constants (cut, stop, zero) or handles itself
     sympy: Callable | None = None
+    # the references' convention at a kink or tie (finite differences): at_point(node, args,
+    # raw) -> the value with the kink frozen on the core's (TensorFlow's) side, where args are
+    # the perturbed inputs in float64 and raw the inputs' values at the point; FORWARD when the
+    # forward already does that (where: its condition is a constant at the point)
+    at_point: Callable | str | None = None
+    # a non-finite result from finite operands is an overflow (exp, mul), not a pole (log, div)
+    overflows: bool = False
+    # pole(*input_values) -> mask of the elements where a non-finite result is a pole, for an
+    # op that otherwise overflows (pow: a zero base); pole_input is the input whose value
+    # makes it singular, when it is not the only input (div: the divisor, pow: the base)
+    pole: Callable | None = None
+    pole_input: int | None = None
+    # its gradient picks one side (where, relu): a NaN/Inf on the side not taken is a trap
+    selects: bool = False
+    # for the kernel that does the picking in gradient graphs (where, relu_grad):
+    # selection(graph, node, value_of) -> (mask of the elements given 0, the input passed
+    # elsewhere), or None when the node is not such a pick
+    selection: Callable | None = None
+    # explain: how gradient zeros travel back through it (None: ELEMENTWISE or OPAQUE)
+    transport: Transport | None = None
+    cancels: bool = False  # its gradient mixes a row, so nonzero terms can cancel (softmax)
+    moves: bool = False  # only moves, copies or relabels elements (no arithmetic for SymPy)
     public: bool = False  # callable by name from expressions
     arity: int | None = None  # number of inputs, None for variadic
     cuts: Callable | None = None  # cuts(node, input_nodes) -> input positions with no gradient
     doc: str = ""
-    kwargs: tuple = field(default=())  # keyword arguments accepted in expressions
+    attrs: tuple[Attr, ...] = ()  # keyword attributes accepted in expressions, in order
     accepts: str = "number"  # input dtypes: float, number (bools become float64), bool, any
+    operator: Operator | None = None  # its operator symbol, when it has one
 
     def fn(self, attrs: dict) -> Callable:
         """The numpy forward with attributes bound."""
         return self.bind(attrs) if self.bind is not None else self.forward
+
+    @property
+    def zeros(self) -> Transport:
+        """How gradient zeros travel back through it (see Transport)."""
+        if self.transport is not None:
+            return self.transport
+        return Transport.ELEMENTWISE if self.elementwise else Transport.OPAQUE
+
+    @property
+    def kwargs(self) -> tuple[str, ...]:
+        """The names of its keyword attributes, in positional order."""
+        return tuple(a.name for a in self.attrs)
+
+    def default(self, name: str):
+        """The default of attribute `name` (None when it has none)."""
+        for a in self.attrs:
+            if a.name == name:
+                return a.default
+        return None
 
 
 REGISTRY: dict[str, Op] = {}
@@ -89,13 +190,22 @@ def public_ops() -> dict[str, Op]:
     return _PUBLIC
 
 
+def binary_operators() -> dict[str, Op]:
+    """Infix operator symbols and their ops (+ -> add, < -> less), from the registry."""
+    return {
+        op.operator.symbol: op
+        for op in REGISTRY.values()
+        if op.operator is not None and not op.operator.prefix
+    }
+
+
 # ---------------------------------------------------------------------------------------
 # Emitting nodes
 
 
 def _differentiable_inputs(op: Op, node: Node, ins: list[Node]) -> tuple[int, ...]:
     """Input positions a gradient can flow through, decided once when the node is built."""
-    if node.dtype not in FLOAT_DTYPES or op.behavior in (CUT, STOP):
+    if node.dtype not in FLOAT_DTYPES or op.behavior in (Behavior.CUT, Behavior.STOP):
         return ()
     if op.cuts is None:  # the common case, without a generator (a hot path in long chains)
         if len(ins) == 1:

@@ -1,4 +1,4 @@
-"""Elementwise ops: one block per op, forward beside its gradient rules (TensorFlow's formulas).
+"""Public elementwise ops: one block per op, forward beside its gradient rules (TF's formulas).
 
 A rule is rule(b, node, g) -> the gradient for one input, built with graph ops through
 the GradBuilder b; node.inputs are input ids and node.id is the op's own output.
@@ -12,12 +12,34 @@ import operator
 import numpy as np
 
 from gradcli.core.ops.infer import elementwise, float_unary, numeric_unary
-from gradcli.core.ops.registry import CUT, KINK, MASK, SMOOTH, ZERO, ZERO_GRAD, Op, register
+from gradcli.core.ops.registry import (
+    COMPARISON,
+    CUT,
+    KINK,
+    MASK,
+    SMOOTH,
+    UNARY,
+    ZERO,
+    ZERO_GRAD,
+    Op,
+    Operator,
+    register,
+)
 from gradcli.core.ops.sym import each, each_at, number
 
 
 def unary(
-    name, forward, scalar, rule, *, infer=None, behavior=SMOOTH, sympy=None, doc="", accepts=None
+    name,
+    forward,
+    scalar,
+    rule,
+    *,
+    infer=None,
+    behavior=SMOOTH,
+    sympy=None,
+    doc="",
+    accepts=None,
+    **facts,
 ):
     """Register a public elementwise op of one input (float inputs unless infer says otherwise)."""
     return register(
@@ -34,6 +56,7 @@ def unary(
             arity=1,
             sympy=sympy,
             doc=doc,
+            **facts,
         )
     )
 
@@ -50,6 +73,7 @@ def binary(
     sympy=None,
     doc="",
     accepts="number",
+    **facts,
 ):
     """Register an elementwise op of two broadcast inputs."""
     return register(
@@ -66,6 +90,7 @@ def binary(
             arity=2,
             sympy=sympy,
             doc=doc,
+            **facts,
         )
     )
 
@@ -86,6 +111,8 @@ unary(
     lambda b, n, g: b.neg(g),
     infer=numeric_unary("neg"),
     sympy=each(lambda sp, x: -x),
+    operator=Operator("-", UNARY, prefix=True),
+    overflows=True,
 )
 
 # --- sin, cos, tan -----------------------------------------------------------------------
@@ -114,7 +141,14 @@ def _tan_grad(b, n, g):
 unary("tan", np.tan, math.tan, _tan_grad, sympy=each(lambda sp, x: sp.tan(x)))
 
 # --- exp, log, log1p ---------------------------------------------------------------------
-unary("exp", np.exp, math.exp, lambda b, n, g: b.mul(g, n.id), sympy=each(lambda sp, x: sp.exp(x)))
+unary(
+    "exp",
+    np.exp,
+    math.exp,
+    lambda b, n, g: b.mul(g, n.id),
+    sympy=each(lambda sp, x: sp.exp(x)),
+    overflows=True,
+)
 
 
 def _log_grad(b, n, g):
@@ -149,6 +183,7 @@ unary(
     lambda b, n, g: b.mul(g, b.mul(_x(n), b.const(2.0, like=_x(n)))),
     infer=numeric_unary("square"),
     sympy=each(lambda sp, x: x**2),
+    overflows=True,
 )
 
 # --- abs, sign ---------------------------------------------------------------------------
@@ -165,6 +200,11 @@ def _abs_sympy(sp, xs, vs):
     return sp.Integer(0) if v == 0 else sp.Abs(x)
 
 
+def _abs_at_point(node, args, raw):
+    x, x0 = args[0], raw[0]
+    return np.where(x0 > 0, x, np.where(x0 < 0, -x, np.where(x0 == 0, 0.0, np.abs(x))))
+
+
 unary(
     "abs",
     np.abs,
@@ -173,6 +213,7 @@ unary(
     infer=numeric_unary("abs"),
     behavior=KINK,
     sympy=each_at(_abs_sympy),
+    at_point=_abs_at_point,
 )
 unary(
     "sign",
@@ -230,6 +271,10 @@ def _relu_scalar(x):
     return x if x > 0.0 or x != x else 0.0
 
 
+def _relu_at_point(node, args, raw):
+    return np.where(raw[0] > 0, args[0], np.maximum(raw[0], 0))
+
+
 # relu'(0) = 0: the gradient passes where the output is positive (TensorFlow's ReluGrad)
 unary(
     "relu",
@@ -240,6 +285,8 @@ unary(
     behavior=KINK,
     # x where x > 0 at the point, else the constant value (0; relu'(0) = 0)
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] > 0 else number(sp, np.maximum(vs[0], 0))),
+    at_point=_relu_at_point,
+    selects=True,
 )
 
 
@@ -281,6 +328,7 @@ unary(
     _softplus_scalar,
     _softplus_grad,
     sympy=each_at(_softplus_sympy),
+    overflows=True,
 )
 
 # --- floor, ceil, round: not differentiable ------------------------------------------------
@@ -304,6 +352,8 @@ binary(
     operator.add,
     (lambda b, n, g: g, lambda b, n, g: g),
     sympy=each(lambda sp, x, y: x + y),
+    operator=Operator("+", 10),
+    overflows=True,
 )
 binary(
     "sub",
@@ -311,6 +361,8 @@ binary(
     operator.sub,
     (lambda b, n, g: g, lambda b, n, g: b.neg(g)),
     sympy=each(lambda sp, x, y: x - y),
+    operator=Operator("-", 10),
+    overflows=True,
 )
 binary(
     "mul",
@@ -319,6 +371,8 @@ binary(
     (lambda b, n, g: b.mul(g, _y(n)), lambda b, n, g: b.mul(_x(n), g)),
     behavior=MASK,
     sympy=each(lambda sp, x, y: x * y),
+    operator=Operator("*", 20),
+    overflows=True,
 )
 
 
@@ -340,6 +394,8 @@ binary(
     (lambda b, n, g: b.div(g, _y(n)), _div_grad_y),
     infer=_div_infer,
     sympy=each(lambda sp, x, y: x / y),
+    operator=Operator("/", 20),
+    pole_input=1,
 )
 
 # --- pow ---------------------------------------------------------------------------------
@@ -367,38 +423,22 @@ def _pow_sympy(sp, xs, vs):
     return x ** number(sp, yv) if xv <= 0 else x**y
 
 
-binary("pow", np.power, math.pow, (_pow_grad_x, _pow_grad_y), sympy=each_at(_pow_sympy))
-
-# mul_no_nan(a, b) = a * b, but 0 where b == 0 (internal, TensorFlow's MulNoNan)
-binary(
-    "mul_no_nan",
-    lambda a, b: np.where(np.equal(b, 0), np.zeros((), np.result_type(a, b)), np.multiply(a, b)),
-    lambda a, b: 0.0 if b == 0.0 else a * b,
-    (lambda b, n, g: b.mul_no_nan(g, _y(n)), lambda b, n, g: b.mul_no_nan(_x(n), g)),
-    public=False,
-    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else xs[0] * xs[1]),
-)
-
-
-# div_no_nan(a, b) = a / b, but 0 where b == 0 even if a is inf or nan (internal: the
-# cumprod gradient; TensorFlow's DivNoNan and its gradient)
-def _div_no_nan_forward(a, b):
-    with np.errstate(all="ignore"):
-        quotient = np.true_divide(a, b)
-    return np.where(np.equal(b, 0), np.zeros((), quotient.dtype), quotient)
-
-
-def _div_no_nan_grad_y(b, n, g):
-    x, y = n.inputs
-    return b.mul(g, b.div_no_nan(b.div_no_nan(b.neg(x), y), y))
+def _pow_at_point(node, args, raw):
+    # the exponent is a constant where x <= 0 (d(x**y)/dy is 0 there)
+    return np.power(args[0], np.where(raw[0] <= 0, raw[1], args[1]))
 
 
 binary(
-    "div_no_nan",
-    _div_no_nan_forward,
-    lambda a, b: 0.0 if b == 0.0 else a / b,
-    (lambda b, n, g: b.div_no_nan(g, _y(n)), _div_no_nan_grad_y),
-    public=False,
+    "pow",
+    np.power,
+    math.pow,
+    (_pow_grad_x, _pow_grad_y),
+    sympy=each_at(_pow_sympy),
+    operator=Operator("**", 30, right=True),
+    overflows=True,
+    at_point=_pow_at_point,
+    pole=lambda base, exponent: base == 0,
+    pole_input=0,
 )
 
 
@@ -423,6 +463,14 @@ def _select_rules(selector: str):
     return (to_x, to_y)
 
 
+def _maximum_at_point(node, args, raw):
+    return np.where(raw[0] >= raw[1], args[0], args[1])
+
+
+def _minimum_at_point(node, args, raw):
+    return np.where(raw[0] <= raw[1], args[0], args[1])
+
+
 binary(
     "maximum",
     np.maximum,
@@ -430,6 +478,8 @@ binary(
     _select_rules("greater_equal"),
     behavior=KINK,
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] >= vs[1] else xs[1]),
+    at_point=_maximum_at_point,
+    selects=True,
 )
 binary(
     "minimum",
@@ -438,19 +488,21 @@ binary(
     _select_rules("less_equal"),
     behavior=KINK,
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] <= vs[1] else xs[1]),
+    at_point=_minimum_at_point,
+    selects=True,
 )
 
 
 # --- comparisons and logic: boolean results, no gradient ----------------------------------
-for _name, _ufunc in (
-    ("less", np.less),
-    ("less_equal", np.less_equal),
-    ("greater", np.greater),
-    ("greater_equal", np.greater_equal),
-    ("equal", np.equal),
-    ("not_equal", np.not_equal),
-    ("logical_and", np.logical_and),
-    ("logical_or", np.logical_or),
+for _name, _ufunc, _symbol in (
+    ("less", np.less, "<"),
+    ("less_equal", np.less_equal, "<="),
+    ("greater", np.greater, ">"),
+    ("greater_equal", np.greater_equal, ">="),
+    ("equal", np.equal, "=="),
+    ("not_equal", np.not_equal, "!="),
+    ("logical_and", np.logical_and, None),
+    ("logical_or", np.logical_or, None),
 ):
     binary(
         _name,
@@ -460,6 +512,7 @@ for _name, _ufunc in (
         infer=elementwise(_name, result="bool"),
         behavior=CUT,
         accepts="bool" if _name.startswith("logical") else "compare",
+        operator=Operator(_symbol, COMPARISON, comparison=True) if _symbol else None,
     )
 
 
@@ -475,107 +528,4 @@ unary(
     infer=_logical_not_infer,
     behavior=CUT,
     accepts="bool",
-)
-
-
-# --- gradient kernels (internal): TensorFlow's fused gradient ops and their own gradients ----
-def _sqrt_grad_forward(y, dy):
-    with np.errstate(all="ignore"):
-        return np.where(np.equal(dy, 0), np.zeros((), np.result_type(y, dy)), 0.5 * dy / y)
-
-
-def _sqrt_grad_scalar(y, dy):
-    return 0.0 if dy == 0.0 else 0.5 * dy / y
-
-
-def _sqrt_grad_grad_y(b, n, g):
-    # TensorFlow's SqrtGradGrad: ga = g / y; d/dy = -ga * out
-    y = _x(n)
-    return b.mul(b.neg(b.div(g, y)), n.id)
-
-
-def _sqrt_grad_grad_dy(b, n, g):
-    y = _x(n)
-    return b.mul(b.const(0.5, like=y), b.div(g, y))
-
-
-binary(
-    "sqrt_grad",
-    _sqrt_grad_forward,
-    _sqrt_grad_scalar,
-    (_sqrt_grad_grad_y, _sqrt_grad_grad_dy),
-    public=False,
-    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else xs[1] / (2 * xs[0])),
-)
-
-
-def _tanh_grad_grad_y(b, n, g):
-    # d/dy [dy * (1 - y^2)] = -2 * dy * y
-    y, dy = n.inputs
-    return b.mul(b.mul(b.mul(g, b.const(-2.0, like=y)), dy), y)
-
-
-def _tanh_grad_forward(y, dy, out=None):
-    """dy * (1 - y*y), the same three roundings, with one array instead of three temporaries.
-
-    out (a dead buffer of the result's shape and dtype, from the executor) takes y*y unless
-    it holds dy, which is still to be read.
-    """
-    t = np.multiply(y, y, out=None if out is None or np.may_share_memory(out, dy) else out)
-    if type(t) is not np.ndarray:  # 0-d values: numpy scalars, no buffer to reuse
-        return dy * (1.0 - t)
-    np.subtract(1.0, t, out=t)
-    dest = t if out is None else out
-    if (
-        np.broadcast_shapes(np.shape(dy), t.shape) != dest.shape
-        or np.result_type(dy, t) != dest.dtype
-    ):
-        return dy * t
-    return np.multiply(dy, t, out=dest)
-
-
-binary(
-    "tanh_grad",
-    _tanh_grad_forward,
-    lambda y, dy: dy * (1.0 - y * y),
-    (_tanh_grad_grad_y, lambda b, n, g: b.tanh_grad(_x(n), g)),
-    public=False,
-    sympy=each(lambda sp, y, dy: dy * (1 - y**2)),
-)
-
-
-def _sigmoid_grad_grad_y(b, n, g):
-    # d/dy [dy * y * (1 - y)] = dy - 2 * dy * y
-    y, dy = n.inputs
-    gb = b.mul(g, dy)
-    return b.sub(gb, b.mul(b.mul(b.const(2.0, like=y), gb), y))
-
-
-binary(
-    "sigmoid_grad",
-    lambda y, dy: dy * y * (1.0 - y),
-    lambda y, dy: dy * y * (1.0 - y),
-    (_sigmoid_grad_grad_y, lambda b, n, g: b.sigmoid_grad(_x(n), g)),
-    public=False,
-    sympy=each(lambda sp, y, dy: dy * y * (1 - y)),
-)
-
-
-def _relu_grad_forward(dy, out):
-    # dy * (out > 0), as TensorFlow's ReluGrad kernel: inf * 0 is nan there too
-    return dy * np.greater(out, 0).astype(np.result_type(dy, out))
-
-
-def _relu_grad_scalar(dy, out):
-    return dy * (1.0 if out > 0.0 else 0.0)
-
-
-binary(
-    "relu_grad",
-    _relu_grad_forward,
-    _relu_grad_scalar,
-    (lambda b, n, g: b.relu_grad(g, _y(n)), lambda b, n, g: ZERO_GRAD),
-    behavior=KINK,
-    public=False,
-    sympy=each_at(lambda sp, xs, vs: xs[0] if vs[1] > 0 else sp.Integer(0)),
 )

@@ -1,14 +1,21 @@
-"""Sources, shape ops, matmul, selection and control flow, with their gradient rules."""
+"""Sources, identity and casts, shape ops, indexing, concat and stack, with their gradient rules."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from gradcli.core.graph import DTYPES, is_float
-from gradcli.core.ops.infer import broadcast, fmt, need_numeric, normalize_axes, same_dtype
-from gradcli.core.ops.math import _maximum_scalar, _minimum_scalar
-from gradcli.core.ops.registry import BRANCH, CUSTOM, KINK, STOP, Op, ShapeError, register
-from gradcli.core.ops.sym import each_at, obj
+from gradcli.core.graph import DTYPES
+from gradcli.core.ops.infer import fmt, normalize_axes, same_dtype
+from gradcli.core.ops.registry import (
+    STOP,
+    Attr,
+    AttrKind,
+    Op,
+    ShapeError,
+    Transport,
+    register,
+)
+from gradcli.core.ops.sym import obj
 
 
 # --- sources: constants and spec inputs (values live in attrs["value"]) ----------------------
@@ -47,6 +54,7 @@ register(
         elementwise=True,
         arity=1,
         sympy=_same_sympy,
+        moves=True,
     )
 )
 register(
@@ -82,6 +90,15 @@ def _cast_grad(b, n, g):
     return b.cast(g, dtype=b.dtype(n.inputs[0]))
 
 
+def _cast_at_point(node, args, raw):
+    # the references compute in float64: a cast between floats changes nothing there
+    arr = np.asarray(args[0])
+    if arr.dtype.kind != "f":
+        return args[0]
+    arr = arr.astype(np.float64, copy=False)
+    return float(arr) if arr.shape == () else arr
+
+
 register(
     Op(
         "cast",
@@ -92,9 +109,11 @@ register(
         elementwise=True,
         public=True,
         arity=1,
-        kwargs=("dtype",),
+        attrs=(Attr("dtype", AttrKind.DTYPE, required=True),),
         # only float -> float casts are translated (the others cut the gradient): the value
         sympy=_same_sympy,
+        moves=True,
+        at_point=_cast_at_point,
     )
 )
 
@@ -132,8 +151,10 @@ register(
         grads=(lambda b, n, g: b.reshape(g, shape=b.shape(n.inputs[0])),),
         public=True,
         arity=1,
-        kwargs=("shape",),
+        attrs=(Attr("shape", AttrKind.INTS, required=True),),
         sympy=lambda sp, attrs, args, values: np.reshape(args[0], tuple(attrs["shape"])),
+        moves=True,
+        transport=Transport.RESHAPE,
     )
 )
 
@@ -174,8 +195,10 @@ register(
         grads=(_transpose_grad,),
         public=True,
         arity=1,
-        kwargs=("axes",),
+        attrs=(Attr("axes", AttrKind.INTS),),
         sympy=lambda sp, attrs, args, values: np.transpose(args[0], attrs.get("axes")),
+        moves=True,
+        transport=Transport.TRANSPOSE,
     )
 )
 
@@ -207,8 +230,10 @@ register(
         elementwise=True,
         public=True,
         arity=1,
-        kwargs=("shape",),
+        attrs=(Attr("shape", AttrKind.INTS, required=True),),
         sympy=lambda sp, attrs, args, values: np.broadcast_to(args[0], tuple(attrs["shape"])),
+        moves=True,
+        overflows=True,
     )
 )
 
@@ -254,6 +279,8 @@ register(
         grads=(_index_grad,),
         arity=1,
         sympy=lambda sp, attrs, args, values: obj(args[0])[attrs["index"]],
+        moves=True,
+        transport=Transport.GATHER,
     )
 )
 
@@ -287,6 +314,7 @@ register(
         grads=(lambda b, n, g: b.getitem(g, index=n.attrs["index"]),),
         arity=1,
         sympy=_getitem_grad_sympy,
+        transport=Transport.SCATTER,
     )
 )
 
@@ -333,8 +361,10 @@ register(
         bind=_concat_bind,
         grad_each=_concat_grad,
         public=True,
-        kwargs=("axis",),
+        attrs=(Attr("axis", AttrKind.AXIS, 0),),
         sympy=lambda sp, attrs, args, values: np.concatenate(args, axis=attrs.get("axis", 0)),
+        moves=True,
+        transport=Transport.PARTS,
     )
 )
 
@@ -370,250 +400,9 @@ register(
         bind=_stack_bind,
         grad_each=_stack_grad,
         public=True,
-        kwargs=("axis",),
+        attrs=(Attr("axis", AttrKind.AXIS, 0),),
         sympy=lambda sp, attrs, args, values: np.stack(args, axis=attrs.get("axis", 0)),
-    )
-)
-
-
-# --- matmul -------------------------------------------------------------------------------
-def _matmul_infer(attrs, a, b):
-    dtype = same_dtype("matmul", a, b)
-    need_numeric("matmul", a)
-    if not a.shape or not b.shape:
-        raise ShapeError("matmul needs tensors of rank 1 or more (use * for scalars)")
-    k_a = a.shape[-1]
-    k_b = b.shape[-2] if len(b.shape) >= 2 else b.shape[0]
-    if k_a != k_b:
-        raise ShapeError(
-            f"matmul: shapes {fmt(a.shape)} and {fmt(b.shape)} do not align ({k_a} != {k_b})"
-        )
-    batch_a = a.shape[:-2] if len(a.shape) >= 2 else ()
-    batch_b = b.shape[:-2] if len(b.shape) >= 2 else ()
-    try:
-        batch = np.broadcast_shapes(batch_a, batch_b)
-    except ValueError:
-        raise ShapeError(
-            f"matmul: batch dimensions of {fmt(a.shape)} and {fmt(b.shape)} do not broadcast"
-        ) from None
-    rows = (a.shape[-2],) if len(a.shape) >= 2 else ()
-    cols = (b.shape[-1],) if len(b.shape) >= 2 else ()
-    return tuple(batch) + rows + cols, dtype
-
-
-def _swap_last(b, i):
-    """The transpose of the last two axes (a view in numpy, like TF's transpose_b flag)."""
-    rank = len(b.shape(i))
-    return b.transpose(i, axes=(*range(rank - 2), rank - 1, rank - 2))
-
-
-def _as_matrices(b, n, g):
-    """The operands and g with 1-D operands promoted to matrices, as numpy's matmul does."""
-    x, y = n.inputs
-    if len(b.shape(x)) == 1:
-        x = b.reshape(x, shape=(1, b.shape(x)[0]))
-    if len(b.shape(y)) == 1:
-        y = b.reshape(y, shape=(b.shape(y)[0], 1))
-    batch = np.broadcast_shapes(b.shape(x)[:-2], b.shape(y)[:-2])
-    out_shape = (*batch, b.shape(x)[-2], b.shape(y)[-1])
-    if b.shape(g) != out_shape:
-        g = b.reshape(g, shape=out_shape)
-    return x, y, g
-
-
-def _matmul_grad_a(b, n, g):
-    _, y, g = _as_matrices(b, n, g)
-    out = b.matmul(g, _swap_last(b, y))
-    a_shape = b.shape(n.inputs[0])
-    return b.reshape(out, shape=b.shape(out)[:-2] + a_shape) if len(a_shape) == 1 else out
-
-
-def _matmul_grad_b(b, n, g):
-    x, _, g = _as_matrices(b, n, g)
-    out = b.matmul(_swap_last(b, x), g)
-    b_shape = b.shape(n.inputs[1])
-    return b.reshape(out, shape=b.shape(out)[:-2] + b_shape) if len(b_shape) == 1 else out
-
-
-register(
-    Op(
-        "matmul",
-        _matmul_infer,
-        forward=np.matmul,
-        grads=(_matmul_grad_a, _matmul_grad_b),
-        public=True,
-        arity=2,
-        sympy=lambda sp, attrs, args, values: np.matmul(args[0], args[1]),
-    )
-)
-
-
-# --- where, clip ------------------------------------------------------------------------------
-def _where_infer(attrs, c, x, y):
-    if c.dtype != "bool":
-        raise ShapeError(f"where: the condition must be boolean (a comparison), got {c.dtype}")
-    return broadcast("where", c, x, y), same_dtype("where", x, y)
-
-
-def _where_scalar(c, x, y):
-    return x if c else y
-
-
-def _where_grad(side):
-    def rule(b, n, g):
-        c, x = n.inputs[0], n.inputs[1]
-        zero = b.const(0.0, like=x)
-        return b.where(c, g, zero) if side == 1 else b.where(c, zero, g)
-
-    return rule
-
-
-# both sides are computed and connected: the unselected side receives zeros (and 0 * inf = nan)
-register(
-    Op(
-        "where",
-        _where_infer,
-        accepts="select",
-        forward=np.where,
-        scalar=_where_scalar,
-        grads=(None, _where_grad(1), _where_grad(2)),
-        behavior=KINK,
-        elementwise=True,
-        public=True,
-        arity=3,
-        # the condition is a constant at the point: the selected side, element by element
-        sympy=each_at(lambda sp, xs, vs: xs[1] if vs[0] else xs[2]),
-    )
-)
-
-
-def _clip_infer(attrs, x, lo, hi):
-    need_numeric("clip", x)
-    return broadcast("clip", x, lo, hi), same_dtype("clip", x, lo, hi)
-
-
-def _clip(x, lo, hi):
-    # as tf.clip_by_value: maximum(minimum(x, hi), lo)
-    return np.maximum(np.minimum(x, hi), lo)
-
-
-def _clip_scalar(x, lo, hi):
-    return _maximum_scalar(_minimum_scalar(x, hi), lo)
-
-
-def _clip_sympy(sp, xs, vs):
-    # maximum(minimum(x, hi), lo), each tie going to the first argument
-    (x, lo, hi), (xv, lov, hiv) = xs, vs
-    low, low_v = (x, xv) if xv <= hiv else (hi, hiv)
-    return low if low_v >= lov else lo
-
-
-def _clip_grad_x(b, n, g):
-    # x passes where x <= hi and min(x, hi) >= lo: at either bound the gradient goes to x
-    x, lo, hi = n.inputs
-    inside = b.logical_and(b.less_equal(x, hi), b.greater_equal(b.minimum(x, hi), lo))
-    return b.where(inside, g, b.const(0.0, like=x))
-
-
-def _clip_grad_lo(b, n, g):
-    x, lo, hi = n.inputs
-    return b.where(b.greater_equal(b.minimum(x, hi), lo), b.const(0.0, like=x), g)
-
-
-def _clip_grad_hi(b, n, g):
-    x, lo, hi = n.inputs
-    above = b.logical_and(b.greater(x, hi), b.greater_equal(b.minimum(x, hi), lo))
-    return b.where(above, g, b.const(0.0, like=x))
-
-
-register(
-    Op(
-        "clip",
-        _clip_infer,
-        forward=_clip,
-        scalar=_clip_scalar,
-        grads=(_clip_grad_x, _clip_grad_lo, _clip_grad_hi),
-        behavior=KINK,
-        elementwise=True,
-        public=True,
-        arity=3,
-        sympy=each_at(_clip_sympy),
-    )
-)
-
-
-# --- cond: only the taken branch is evaluated and connected --------------------------------
-def _cond_infer(attrs, pred, a, b):
-    if pred.dtype != "bool":
-        raise ShapeError(f"cond: the predicate must be boolean (a comparison), got {pred.dtype}")
-    if pred.size != 1:
-        raise ShapeError(f"cond: the predicate must be a scalar, got shape {fmt(pred.shape)}")
-    if a.shape != b.shape:
-        # tf.cond returns the taken branch as it is; a static graph needs one shape
-        raise ShapeError(
-            f"cond: the branches have shapes {fmt(a.shape)} and {fmt(b.shape)}; give them one "
-            "shape (e.g. broadcast_to(0.0, shape) or 0 * x for a zero branch)"
-        )
-    return a.shape, same_dtype("cond", a, b)
-
-
-def _cond_cuts(node, ins):
-    taken = node.attrs.get("taken")
-    return {0, 1, 2} - ({taken} if taken else set())
-
-
-def _cond_grad(b, n, g, i):
-    return g if i == n.attrs.get("taken") else None
-
-
-# the executor evaluates the taken branch only
-register(
-    Op(
-        "cond",
-        _cond_infer,
-        accepts="select",
-        grad_each=_cond_grad,
-        behavior=BRANCH,
-        elementwise=True,
-        public=True,
-        arity=3,
-        cuts=_cond_cuts,
-    )
-)
-
-
-def resolve_cond(graph, node, pred_value) -> None:
-    """Record which branch a cond took (1: true, 2: false); only that one is connected."""
-    node.attrs["taken"] = 1 if bool(np.asarray(pred_value).reshape(())) else 2
-    ins = [graph.nodes[i] for i in node.inputs]
-    node.diff = tuple(i for i in (node.attrs["taken"],) if is_float(ins[i].dtype))
-
-
-# --- custom: a spec function with a `grad:` (inputs: its arguments, then the body's value) --
-def _custom_infer(attrs, *ins):
-    body = ins[-1]
-    return body.shape, body.dtype
-
-
-def _custom_forward(*values):
-    return values[-1]
-
-
-def _custom_cuts(node, ins):
-    return {len(ins) - 1}
-
-
-def _custom_grad(b, n, g, i):
-    return n.attrs["grad"](b, n, g, i)
-
-
-register(
-    Op(
-        "custom",
-        _custom_infer,
-        forward=_custom_forward,
-        grad_each=_custom_grad,
-        behavior=CUSTOM,
-        cuts=_custom_cuts,
+        moves=True,
+        transport=Transport.PARTS,
     )
 )

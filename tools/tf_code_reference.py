@@ -1,0 +1,561 @@
+"""Generate tests/data/tf_code_reference.json: what real TensorFlow returns for the snippets
+in tests/data/tf_code/*.py, the reference for gradcli's reader of TensorFlow code.
+
+Run with a Python that has TensorFlow (never a dependency of gradcli or of its tests):
+
+    /work/tfref/bin/python tools/tf_code_reference.py            # writes the JSON file
+    /work/tfref/bin/python tools/tf_code_reference.py --check    # exit 1 if it is out of date
+    /work/tfref/bin/python tools/tf_code_reference.py --only NAME --print   # one case, to stdout
+
+Every snippet runs unmodified (its own file compiled under its real filename, so line numbers
+are the file's), in a fresh subprocess (TF1 graph mode is process-global), with TensorFlow
+instrumented: tf.GradientTape.gradient / .jacobian / .batch_jacobian record each call, and
+tf.gradients / tf.compat.v1.gradients plus tf.compat.v1.Session.run record each session run
+that fetches gradient tensors. A call's record has the snippet line that made it, its kind,
+and the result flattened in tf.nest.flatten order (a dict's keys sorted; None kept as null).
+An exception that escapes the snippet is recorded with its type, first message line and the
+snippet line, after the calls made before it.
+
+Each snippet also carries hand-written expectations for gradcli's diagnosis as whole-line
+comments (``# values: exact``, ``# expect: call 0 source w: leaves_tape line 9``, ...); they
+are copied into the JSON. tests/data/tf_code/README.md describes both formats.
+
+Numbers are stored exactly, as tools/tf_reference.py does: a finite float as JSON's shortest
+round-trip decimal of its value (a float32 element is written as the float64 of the same
+value), a non-finite one as "nan", "inf" or "-inf". This module imports TensorFlow only in the
+per-snippet subprocess.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "tests" / "data" / "tf_code"
+OUT = ROOT / "tests" / "data" / "tf_code_reference.json"
+MARK = "@@tf_code_reference@@"
+CAUSES = {
+    "leaves_tape",
+    "not_watched",
+    "outside_tape",
+    "non_differentiable",
+    "integer",
+    "untaken_branch",
+    "stop_gradient",
+    "no_path",
+    "connected",
+}
+TAPE_KINDS = {"gradient": "sources", "jacobian": "sources", "batch_jacobian": "source"}
+
+
+# --- the child: one snippet under instrumented TensorFlow ----------------------------------------
+def run_one(path: Path, values: str) -> dict:
+    """Run one snippet with TensorFlow instrumented; its calls, error and warnings."""
+    import io
+    import logging
+    import traceback
+    import warnings
+
+    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow.python.ops.unconnected_gradients import UnconnectedGradients
+
+    snippet = str(path.resolve())
+    exact = values == "exact"
+    calls: list[dict] = []
+    notes: list[dict] = []
+    graph_grads: list[dict] = []
+    depth = [0]  # >0 while inside a recorded call (jacobian calls gradient internally)
+
+    def snippet_line(frame=None):
+        f = frame or sys._getframe(1)
+        while f is not None:
+            if f.f_code.co_filename == snippet:
+                return f.f_lineno
+            f = f.f_back
+        return None
+
+    def number(v):
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (int, np.integer)):
+            return int(v)
+        f = float(v)
+        if f != f:
+            return "nan"
+        if f in (float("inf"), float("-inf")):
+            return "inf" if f > 0 else "-inf"
+        return f
+
+    def encode_array(arr: np.ndarray, dtype: str, **extra) -> dict:
+        out = {}
+        if exact:
+            flat = [number(v) for v in arr.reshape(-1).tolist()]
+            out["value"] = (
+                np.array(flat, dtype=object).reshape(arr.shape).tolist() if arr.shape else flat[0]
+            )
+        out["shape"] = list(arr.shape)
+        out["dtype"] = dtype
+        out.update(extra)
+        return out
+
+    def encode(t):
+        if t is None:
+            return None
+        extra = {}
+        if isinstance(t, tf.IndexedSlices):
+            extra["type"] = "IndexedSlices"
+            t = tf.convert_to_tensor(t)
+        if not hasattr(t, "numpy"):  # a symbolic tensor (tf.function tracing, graph mode)
+            shape = None if t.shape.rank is None else [d for d in t.shape.as_list()]
+            return {"shape": shape, "dtype": t.dtype.name, "symbolic": True, **extra}
+        return encode_array(np.asarray(t.numpy()), t.dtype.name, **extra)
+
+    def skeleton(s, counter):
+        if isinstance(s, dict):
+            return "{" + ", ".join(f"{k!r}: {skeleton(s[k], counter)}" for k in sorted(s)) + "}"
+        if isinstance(s, (list, tuple)) and not hasattr(s, "_fields"):
+            items = [skeleton(v, counter) for v in s]
+            if isinstance(s, tuple):
+                return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+            return "[" + ", ".join(items) + "]"
+        counter[0] += 1
+        return str(counter[0] - 1)
+
+    def mode_of(value):
+        try:
+            return UnconnectedGradients(value).value
+        except ValueError:
+            return str(value)
+
+    def wrap_tape(name, orig, pos_mode):
+        def wrapper(self, *args, **kwargs):
+            if depth[0]:
+                return orig(self, *args, **kwargs)
+            line = snippet_line(sys._getframe(1))
+            mode = kwargs.get("unconnected_gradients")
+            if mode is None and len(args) > pos_mode:
+                mode = args[pos_mode]
+            rec = {"kind": name, "line": line, "unconnected": mode_of(mode or "none")}
+            if name == "gradient":
+                og = kwargs.get("output_gradients", args[2] if len(args) > 2 else None)
+                rec["output_gradients"] = og is not None
+            rec["persistent"] = bool(self._persistent)
+            depth[0] += 1
+            try:
+                result = orig(self, *args, **kwargs)
+            except Exception as e:
+                rec.update(structure=None, result=None, raised=type(e).__name__)
+                calls.append(rec)
+                raise
+            finally:
+                depth[0] -= 1
+            rec["structure"] = skeleton(result, [0])
+            rec["result"] = [encode(t) for t in tf.nest.flatten(result)]
+            calls.append(rec)
+            return result
+
+        wrapper.__wrapped__ = orig
+        return wrapper
+
+    GT = tf.GradientTape
+    GT.gradient = wrap_tape("gradient", GT.gradient, 3)
+    GT.jacobian = wrap_tape("jacobian", GT.jacobian, 2)
+    GT.batch_jacobian = wrap_tape("batch_jacobian", GT.batch_jacobian, 2)
+
+    def wrap_gradients(orig):
+        def gradients(*args, **kwargs):
+            line = snippet_line(sys._getframe(1))
+            mode = kwargs.get("unconnected_gradients", "none")
+            try:
+                result = orig(*args, **kwargs)
+            except Exception as e:
+                if line is not None:
+                    calls.append(
+                        {
+                            "kind": "tf.gradients",
+                            "line": line,
+                            "run_line": None,
+                            "unconnected": mode_of(mode),
+                            "structure": None,
+                            "result": None,
+                            "raised": type(e).__name__,
+                        }
+                    )
+                raise
+            if line is not None and isinstance(result, list):
+                graph_grads.append(
+                    {"line": line, "result": result, "unconnected": mode_of(mode), "runs": 0}
+                )
+            return result
+
+        gradients.__wrapped__ = orig
+        return gradients
+
+    tf.gradients = wrap_gradients(tf.gradients)
+    tf.compat.v1.gradients = wrap_gradients(tf.compat.v1.gradients)
+
+    def dense_value(v):
+        if hasattr(v, "indices") and hasattr(v, "dense_shape"):  # IndexedSlicesValue
+            out = np.zeros(v.dense_shape, v.values.dtype)
+            np.add.at(out, v.indices, v.values)
+            return out, {"type": "IndexedSlices"}
+        return np.asarray(v), {}
+
+    Session = tf.compat.v1.Session
+    orig_run = Session.run
+
+    def run(self, fetches, *args, **kwargs):
+        line = snippet_line(sys._getframe(1))
+        if line is not None and graph_grads:
+            try:
+                flat = tf.nest.flatten(fetches)
+            except Exception:
+                flat = [fetches]
+            ids = {id(t) for t in flat if t is not None}
+            for g in graph_grads:
+                present = [t for t in g["result"] if t is not None]
+                if fetches is not g["result"] and not any(id(t) in ids for t in present):
+                    continue
+                try:
+                    got = iter(orig_run(self, present, *args, **kwargs))
+                except Exception:
+                    continue
+                result = []
+                for t in g["result"]:
+                    if t is None:
+                        result.append(None)
+                        continue
+                    arr, extra = dense_value(next(got))
+                    result.append(encode_array(arr, t.dtype.name, **extra))
+                g["runs"] += 1
+                calls.append(
+                    {
+                        "kind": "tf.gradients",
+                        "line": g["line"],
+                        "run_line": line,
+                        "unconnected": g["unconnected"],
+                        "structure": skeleton(g["result"], [0]),
+                        "result": result,
+                    }
+                )
+        return orig_run(self, fetches, *args, **kwargs)
+
+    Session.run = run
+
+    class Capture(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING:
+                msg = record.getMessage().strip().splitlines()
+                notes.append(
+                    {"source": "tensorflow", "message": msg[0] if msg else "", "line": snippet_line()}
+                )
+
+    tf.get_logger().addHandler(Capture())
+    tf.get_logger().propagate = False
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        msg = str(message).strip().splitlines()
+        notes.append(
+            {
+                "source": category.__name__,
+                "message": msg[0] if msg else "",
+                "line": snippet_line(),
+            }
+        )
+
+    warnings.showwarning = showwarning
+    tf.random.set_seed(0)
+    np.random.seed(0)
+
+    source = path.read_text()
+    code = compile(source, snippet, "exec")
+    out = {}
+    stdout = sys.stdout
+    sys.stdout = io.StringIO()
+    try:
+        exec(code, {"__name__": "__main__", "__file__": snippet})
+    except BaseException as e:  # the snippet's own error is part of the record
+        tb = traceback.extract_tb(e.__traceback__)
+        lines = [f.lineno for f in tb if f.filename == snippet]
+        msg = str(e).strip().splitlines()
+        out["error"] = {
+            "type": type(e).__name__,
+            "message": msg[0] if msg else "",
+            "line": lines[-1] if lines else None,
+        }
+    finally:
+        sys.stdout = stdout
+    for g in graph_grads:  # tf.gradients whose tensors no session ever ran
+        if not g["runs"]:
+            calls.append(
+                {
+                    "kind": "tf.gradients",
+                    "line": g["line"],
+                    "run_line": None,
+                    "unconnected": g["unconnected"],
+                    "structure": skeleton(g["result"], [0]),
+                    "result": [
+                        None if t is None else {"shape": None, "dtype": t.dtype.name}
+                        for t in g["result"]
+                    ],
+                }
+            )
+    out["calls"] = calls
+    if notes:
+        out["warnings"] = notes
+    return out
+
+
+# --- the parent: headers, source labels, the document ----------------------------------------------
+HEADER = re.compile(r"^#\s*(values|expect|standalone|note):\s*(.*?)\s*$")
+EXPECT = re.compile(r"^call\s+(\d+)\s+source\s+(.+?):\s*(\w+)(?:\s+line\s+(\d+))?$")
+
+
+def read_header(path: Path) -> dict:
+    """The whole-line `# key: value` comments of a snippet (anywhere in the file)."""
+    head: dict = {"values": None, "standalone": True, "notes": [], "expect": []}
+    for n, raw in enumerate(path.read_text().splitlines(), 1):
+        m = HEADER.match(raw)
+        if not m:
+            continue
+        key, text = m.groups()
+        if key == "values":
+            if text not in ("exact", "structure"):
+                raise SystemExit(f"{path.name}:{n}: values must be exact or structure")
+            head["values"] = text
+        elif key == "standalone":
+            head["standalone"] = text.split()[0].lower() not in ("false", "no")
+            if " " in text:
+                head["notes"].append(text.split(None, 1)[1].lstrip("-— "))
+        elif key == "note":
+            head["notes"].append(text)
+        else:
+            e = EXPECT.match(text)
+            if not e:
+                raise SystemExit(f"{path.name}:{n}: bad expectation {text!r}")
+            call, source, cause, line = e.groups()
+            if cause not in CAUSES:
+                raise SystemExit(f"{path.name}:{n}: unknown cause {cause!r}")
+            item = {"call": int(call), "source": source, "cause": cause}
+            if line:
+                item["line"] = int(line)
+            head["expect"].append((n, item))
+    if head["values"] is None:
+        raise SystemExit(f"{path.name}: no '# values: exact|structure' line")
+    return head
+
+
+def call_node(tree: ast.AST, kind: str, line: int):
+    """The innermost gradient call of this kind spanning the line."""
+    names = {"tf.gradients": ("gradients",)}.get(kind, (kind,))
+    best = None
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr not in names or not (node.lineno <= line <= node.end_lineno):
+            continue
+        if best is None or (node.end_lineno - node.lineno) < (best.end_lineno - best.lineno):
+            best = node
+    return best
+
+
+def literal_labels(node) -> list:
+    """Labels of a sources expression flattened as tf.nest would, read from the code alone."""
+    if isinstance(node, (ast.List, ast.Tuple)) and not any(
+        isinstance(e, ast.Starred) for e in node.elts
+    ):
+        return [label for e in node.elts for label in literal_labels(e)]
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+        pairs = sorted(zip([k.value for k in node.keys], node.values), key=lambda kv: kv[0])
+        return [label for _, v in pairs for label in literal_labels(v)]
+    return [ast.unparse(node)]
+
+
+def source_labels(tree: ast.AST, call: dict) -> list | None:
+    """The source expression of each flattened result element, as the snippet writes it."""
+    node = call_node(tree, call["kind"], call["line"]) if call["line"] else None
+    if node is None:
+        return None
+    keyword = "xs" if call["kind"] == "tf.gradients" else TAPE_KINDS[call["kind"]]
+    arg = next((k.value for k in node.keywords if k.arg == keyword), None)
+    if arg is None and len(node.args) > 1 and not any(
+        isinstance(a, ast.Starred) for a in node.args[:2]
+    ):
+        arg = node.args[1]
+    if arg is None:
+        return None
+    if call["structure"] is None:  # the call raised: label the sources as written
+        return literal_labels(arg)
+    structure = ast.literal_eval(call["structure"])
+    if call["kind"] == "tf.gradients" and structure == [0]:
+        if not isinstance(arg, (ast.List, ast.Tuple)):
+            return [ast.unparse(arg)]  # tf.gradients wraps a single xs in a list
+    out: dict[int, str] = {}
+
+    def walk(n, s, text):
+        if isinstance(s, int):
+            out[s] = text
+        elif isinstance(s, dict):
+            given = {}
+            if isinstance(n, ast.Dict) and all(isinstance(k, ast.Constant) for k in n.keys):
+                given = {k.value: v for k, v in zip(n.keys, n.values)}
+            for k in sorted(s):
+                v = given.get(k)
+                walk(v, s[k], ast.unparse(v) if v is not None else f"{text}[{k!r}]")
+        else:
+            elts = None
+            if isinstance(n, (ast.List, ast.Tuple)) and len(n.elts) == len(s):
+                if not any(isinstance(e, ast.Starred) for e in n.elts):
+                    elts = n.elts
+            for i, v in enumerate(s):
+                e = elts[i] if elts else None
+                walk(e, v, ast.unparse(e) if e is not None else f"{text}[{i}]")
+
+    walk(arg, structure, ast.unparse(arg))
+    return [out.get(i) for i in range(len(call["result"]))]
+
+
+def case_record(path: Path) -> dict:
+    head = read_header(path)
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--run-one", str(path), head["values"]],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TF_ENABLE_ONEDNN_OPTS": "0", "TF_CPP_MIN_LOG_LEVEL": "3"},
+        cwd=str(path.parent),
+        timeout=600,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(MARK)]
+    if proc.returncode or not lines:
+        raise SystemExit(f"{path.name}: the runner failed\n{proc.stderr[-4000:]}")
+    ran = json.loads(lines[-1][len(MARK) :])
+    tree = ast.parse(path.read_text(), str(path))
+    for call in ran["calls"]:
+        call["sources"] = source_labels(tree, call)
+    expect = []
+    for n, item in head["expect"]:
+        calls = ran["calls"]
+        if item["call"] >= len(calls):
+            raise SystemExit(f"{path.name}:{n}: no call {item['call']} ({len(calls)} recorded)")
+        labels = calls[item["call"]]["sources"] or []
+        src = item["source"]
+        if src.startswith("#"):
+            index = int(src[1:])
+            if index >= len(calls[item["call"]]["result"] or labels):
+                raise SystemExit(f"{path.name}:{n}: no source {src}")
+            item["source"] = labels[index] if index < len(labels) else None
+        else:
+            try:  # compare as ast.unparse writes it: params["w"] is params['w']
+                src = item["source"] = ast.unparse(ast.parse(src, mode="eval").body)
+            except SyntaxError:
+                pass
+            if labels.count(src) != 1:
+                raise SystemExit(f"{path.name}:{n}: source {src!r} not one of {labels}")
+            index = labels.index(src)
+        expect.append({"call": item["call"], "index": index, **{k: v for k, v in item.items()
+                                                                  if k != "call"}})
+    rec = {
+        "id": path.stem,
+        "file": path.relative_to(ROOT).as_posix(),
+        "values": head["values"],
+        "standalone": head["standalone"],
+    }
+    if head["notes"]:
+        rec["note"] = " ".join(head["notes"])
+    rec["expect"] = expect
+    rec["calls"] = []
+    for call in ran["calls"]:
+        order = ["kind", "line", "run_line", "unconnected", "output_gradients", "persistent"]
+        order += ["structure", "sources", "result", "raised"]
+        rec["calls"].append({k: call[k] for k in order if k in call})
+    if "error" in ran:
+        rec["error"] = ran["error"]
+    if "warnings" in ran:
+        rec["warnings"] = ran["warnings"]
+    return rec
+
+
+def versions() -> dict:
+    code = (
+        "import os; os.environ['TF_CPP_MIN_LOG_LEVEL']='3'; import json, numpy, tensorflow, keras;"
+        "print(json.dumps([tensorflow.__version__, keras.__version__, numpy.__version__]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    tfv, kv, npv = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"tensorflow": tfv, "keras": kv, "numpy": npv}
+
+
+def build(paths: list[Path], jobs: int) -> dict:
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        cases = list(pool.map(case_record, paths))
+    return {
+        "generator": "tools/tf_code_reference.py (snippets in tests/data/tf_code/)",
+        **versions(),
+        "onednn": False,
+        "cases": cases,
+    }
+
+
+def dump(doc: dict) -> str:
+    """One case per line, so that a regenerated file diffs well."""
+
+    def one(value) -> str:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+    parts = []
+    for key, value in doc.items():
+        if isinstance(value, list):
+            items = ",\n".join(f"  {one(v)}" for v in value)
+            parts.append(f"{one(key)}: [\n{items}\n]")
+        else:
+            parts.append(f"{one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def main() -> int:
+    if len(sys.argv) == 4 and sys.argv[1] == "--run-one":
+        result = run_one(Path(sys.argv[2]), sys.argv[3])
+        sys.stdout.write("\n" + MARK + json.dumps(result, allow_nan=False) + "\n")
+        sys.stdout.flush()
+        os._exit(0)  # skip TensorFlow's slow and sometimes noisy interpreter teardown
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the stored file")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--only", action="append", help="run only these snippets (by name)")
+    parser.add_argument("--print", action="store_true", help="print the JSON, write nothing")
+    parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
+    args = parser.parse_args()
+    paths = sorted(SNIPPETS.glob("*.py"))
+    if args.only:
+        paths = [p for p in paths if p.stem in args.only or p.name in args.only]
+    text = dump(build(paths, args.jobs))
+    if args.print or args.only:
+        sys.stdout.write(text)
+        return 0
+    if args.check:
+        same = args.out.exists() and args.out.read_text() == text
+        print("up to date" if same else f"{args.out} is out of date")
+        return 0 if same else 1
+    args.out.write_text(text)
+    doc = json.loads(text)
+    errors = sum(1 for c in doc["cases"] if "error" in c)
+    print(
+        f"wrote {args.out} ({len(text) // 1024} KB): {len(doc['cases'])} snippets "
+        f"({errors} raise), TensorFlow {doc['tensorflow']}, Keras {doc['keras']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
