@@ -132,6 +132,14 @@ def run_one(path: Path, values: str) -> dict:
         counter[0] += 1
         return str(counter[0] - 1)
 
+    def first_line(e) -> str:
+        """The message's first line; for tf.function's 'in user code:' report, its last."""
+        lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+        if not lines:
+            return ""
+        text = lines[-1] if lines[0] == "in user code:" else lines[0]
+        return text.replace(str(ROOT) + os.sep, "")
+
     def mode_of(value):
         try:
             return UnconnectedGradients(value).value
@@ -256,20 +264,22 @@ def run_one(path: Path, values: str) -> dict:
     class Capture(logging.Handler):
         def emit(self, record):
             if record.levelno >= logging.WARNING:
-                msg = record.getMessage().strip().splitlines()
                 notes.append(
-                    {"source": "tensorflow", "message": msg[0] if msg else "", "line": snippet_line()}
+                    {
+                        "source": "tensorflow",
+                        "message": first_line(record.getMessage()),
+                        "line": snippet_line(),
+                    }
                 )
 
     tf.get_logger().addHandler(Capture())
     tf.get_logger().propagate = False
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
-        msg = str(message).strip().splitlines()
         notes.append(
             {
                 "source": category.__name__,
-                "message": msg[0] if msg else "",
+                "message": first_line(message),
                 "line": snippet_line(),
             }
         )
@@ -288,10 +298,9 @@ def run_one(path: Path, values: str) -> dict:
     except BaseException as e:  # the snippet's own error is part of the record
         tb = traceback.extract_tb(e.__traceback__)
         lines = [f.lineno for f in tb if f.filename == snippet]
-        msg = str(e).strip().splitlines()
         out["error"] = {
             "type": type(e).__name__,
-            "message": msg[0] if msg else "",
+            "message": first_line(e),
             "line": lines[-1] if lines else None,
         }
     finally:

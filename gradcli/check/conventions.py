@@ -17,16 +17,13 @@ import math
 import numpy as np
 
 from gradcli.core.executor import run
-from gradcli.core.graph import Graph, Node
-from gradcli.core.ops import CUT, REGISTRY, STOP, ZERO, GradBuilder, emit
-
-STRUCTURAL = {"identity", "cast", "reshape", "transpose", "broadcast_to", "getitem", "stack"}
-REDUCTIONS = {"sum", "mean", "max", "min", "prod", "logsumexp"}
+from gradcli.core.graph import COND_OP, CONST_OP, CUSTOM_OP, GRADIENT, INPUT_OP, Graph, Node
+from gradcli.core.ops import CUT, REGISTRY, STOP, ZERO, Behavior, GradBuilder, Transport, emit
 
 
 def is_frozen(node: Node) -> bool:
     """True when the node is a constant for gradients (its value at the point is used)."""
-    if node.op in ("input", "const"):
+    if node.op in (INPUT_OP, CONST_OP):
         return False
     return not node.diff or REGISTRY[node.op].behavior in (CUT, STOP, ZERO)
 
@@ -35,9 +32,9 @@ def follows(node: Node) -> tuple[int, ...]:
     """The inputs a reference reads: none for a frozen node, the taken branch of a cond."""
     if is_frozen(node):
         return ()
-    if node.op == "cond":
+    if node.op == COND_OP:
         return (node.inputs[node.attrs["taken"]],)
-    if node.op == "custom":
+    if node.op == CUSTOM_OP:
         return tuple(node.inputs[j] for j in node.diff)
     return node.inputs
 
@@ -71,17 +68,19 @@ def tree_size(graph: Graph, outputs) -> float:
         if not ins:
             per[i] = 1.0
             continue
-        op = node.op
-        if op in STRUCTURAL or op in ("cond", "concat"):
+        op = REGISTRY[node.op]
+        transport = op.zeros
+        if op.moves:  # moves elements, adds no arithmetic
             per[i] = max(ins)
-        elif op in REDUCTIONS or op in ("cumsum", "cumprod", "softmax"):
+        elif transport is Transport.REDUCE or transport is Transport.SCAN:
             src = nodes[node.inputs[0]]
-            count = src.size / max(node.size, 1) if op in REDUCTIONS else max(src.shape or (1,))
+            reduce = transport is Transport.REDUCE
+            count = src.size / max(node.size, 1) if reduce else max(src.shape or (1,))
             per[i] = 2.0 * count * (ins[0] + 1.0)
-        elif op == "matmul":
+        elif transport is Transport.CONTRACTION:
             inner = nodes[node.inputs[0]].shape[-1]
             per[i] = inner * (ins[0] + ins[1] + 2.0)
-        elif op == "custom":
+        elif op.behavior is Behavior.CUSTOM:
             per[i] = 1.0 + sum(per[j] * nodes[j].size for j in follows(node))
         else:
             per[i] = 1.0 + sum(ins)
@@ -121,7 +120,7 @@ class CustomGradient:
         self.node = node
         self.params = [j for j in node.diff]
         ones = np.ones(node.shape, dtype=node.dtype)
-        self.dy = emit(graph, "input", (), {"value": ones}, kind="gradient", entry=node.entry)
+        self.dy = emit(graph, "input", (), {"value": ones}, kind=GRADIENT, entry=node.entry)
         b = GradBuilder(graph)
         b.origin = node.id
         self.results: dict[int, int | None] = {}
@@ -143,7 +142,7 @@ class CustomGradient:
                 out[j] = None
                 continue
             jac = np.zeros((node.size, param.size))
-            fixed = {i: v for i, v in self.values.items() if graph[i].kind != "gradient"}
+            fixed = {i: v for i, v in self.values.items() if graph[i].kind != GRADIENT}
             for k in range(node.size):
                 seed = np.zeros(node.size)
                 seed[k] = 1.0

@@ -22,7 +22,7 @@ from gradcli.check import finite_differences as finite
 from gradcli.check.compare import CustomCheck, InputCheck, compare, compare_custom, tolerances
 from gradcli.check.conventions import CustomGradient, forward_values, needed, tree_size
 from gradcli.core.evaluation import Evaluation
-from gradcli.core.graph import is_float
+from gradcli.core.graph import CUSTOM_OP, is_float
 from gradcli.runtime import budget, limits
 
 METHODS = ("auto", "sympy", "fd")
@@ -78,7 +78,7 @@ def run_check(
     values = ev.values if ev.values is not None else forward_values(graph, problem.outputs)
     checks = _input_checks(ev, rtol, atol)
     order = needed(graph, outputs)
-    custom_ids = [i for i in order if graph[i].op == "custom" and graph[i].diff] if customs else []
+    custom_ids = [i for i in order if graph[i].op == CUSTOM_OP and graph[i].diff] if customs else []
     report = CheckReport(method, None, None, False, {c.name: c for c in checks.values()})
 
     want_sympy = method in ("auto", "sympy")

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from gradcli.check.conventions import CustomGradient, fit_value, follows, is_frozen, needed
-from gradcli.core.graph import Graph, is_float
+from gradcli.core.graph import COND_OP, CONST_OP, CUSTOM_OP, INPUT_OP, Graph, is_float
 from gradcli.core.ops import REGISTRY
 from gradcli.core.ops.sym import NONFINITE, number, obj
 
@@ -116,13 +116,13 @@ class Context:
             if count % 32 == 0:
                 self.tick()
             node = graph[i]
-            if node.op == "input" and is_float(node.dtype):
+            if node.op == INPUT_OP and is_float(node.dtype):
                 e = self.symbols_for(i, node.name or f"input{i}")
                 live.add(i)
-            elif node.op in ("input", "const"):
+            elif node.op in (INPUT_OP, CONST_OP):
                 e = self.constant(node.attrs["value"])
             elif is_frozen(node) or (
-                node.op != "custom" and not any(j in live for j in follows(node))
+                node.op != CUSTOM_OP and not any(j in live for j in follows(node))
             ):
                 e = self.constant(values[i])
             else:
@@ -136,9 +136,9 @@ class Context:
         return exprs, natural
 
     def _node(self, node, exprs, values) -> np.ndarray:
-        if node.op == "cond":
+        if node.op == COND_OP:
             e = exprs[node.inputs[node.attrs["taken"]]]
-        elif node.op == "custom":
+        elif node.op == CUSTOM_OP:
             e = self._custom(node, exprs, values)
         else:
             rule = REGISTRY[node.op].sympy
@@ -279,7 +279,7 @@ def translate_problem(ctx: Context, problem, values: dict):
     """(expressions, natural) of the outputs, with the float entry targets as symbols."""
     graph = ctx.graph
     floats = [t for t in problem.wrt if is_float(graph[t].dtype)]
-    entries = [t for t in floats if graph[t].op != "input"]
+    entries = [t for t in floats if graph[t].op != INPUT_OP]
     roots = [o for o in problem.outputs if is_float(graph[o].dtype)]
     exprs, natural = ctx.translate(roots, values, entries=entries)
     for t in floats:
@@ -297,7 +297,7 @@ def gradients(ctx: Context, problem, exprs: dict, natural: dict) -> dict[int, np
     for t in problem.wrt:
         if not is_float(graph[t].dtype):
             continue
-        f = full if graph[t].op == "input" else substitute(ctx, total, natural, after=t)
+        f = full if graph[t].op == INPUT_OP else substitute(ctx, total, natural, after=t)
         grads = np.empty(graph[t].shape, dtype=object)
         for k, s in enumerate(ctx.symbols[t].reshape(-1)):
             ctx.tick()
@@ -337,7 +337,7 @@ def formulas(ctx: Context, problem, exprs: dict, natural: dict) -> list[dict]:
                     f"tensors of 1 to {SMALL} elements"
                 )
                 continue
-            after = -1 if tnode.op == "input" else t
+            after = -1 if tnode.op == INPUT_OP else t
             e = substitute(ctx, exprs[o].reshape(-1)[0], natural, after=after)
             d = ctx.expand(sp.diff(e, ctx.symbols[t].reshape(-1)[0]))
             d = d.xreplace(ctx.shown)

@@ -15,6 +15,7 @@ import numpy as np
 
 from gradcli.core.autodiff import Gradients, gradients
 from gradcli.core.executor import exec_inputs, resolve_conds, run
+from gradcli.core.graph import COND_OP, CONST_OP, INPUT_OP
 from gradcli.core.ops import REGISTRY, ZERO_GRAD
 from gradcli.runtime.gcpause import paused
 from gradcli.spec.problem import Problem, build_problem
@@ -36,12 +37,12 @@ def prepare(problem: Problem) -> Batch:
     """Differentiate once and decide how points will be evaluated."""
     graph = problem.graph
     needed = graph.ancestors(problem.outputs)
-    if any(needed[i] and graph[i].op == "cond" for i in range(len(needed))):
+    if any(needed[i] and graph[i].op == COND_OP for i in range(len(needed))):
         return Batch(problem, None, [], False)
     with paused():
         grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds)
     targets = list(dict.fromkeys([*problem.outputs, *(r for r in grads.results if type(r) is int)]))
-    if any(node.op == "cond" for node in graph.nodes[len(needed) :]):
+    if any(node.op == COND_OP for node in graph.nodes[len(needed) :]):
         return Batch(problem, None, [], False)  # a cond in a custom gradient: per point too
     needed = graph.ancestors(targets, exec_inputs)
     vectorised = True
@@ -52,7 +53,7 @@ def prepare(problem: Problem) -> Batch:
             if node.shape != () or op in _NOT_BATCHABLE:
                 vectorised = False
                 break
-            if op not in ("input", "const") and not REGISTRY[op].elementwise:
+            if op not in (INPUT_OP, CONST_OP) and not REGISTRY[op].elementwise:
                 vectorised = False
                 break
     return Batch(problem, grads, targets, vectorised)

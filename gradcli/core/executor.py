@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.core.graph import FLOAT_DTYPES, Graph, Node
+from gradcli.core.graph import COND_OP, FLOAT_DTYPES, Graph, Node
 from gradcli.core.ops import REGISTRY, resolve_cond
 from gradcli.runtime.errors import GradcliError
 
@@ -26,7 +26,7 @@ POOL_SIZE = 2
 
 def exec_inputs(node: Node) -> tuple[int, ...]:
     """The inputs a node's forward reads: a cond reads its predicate, then only its taken branch."""
-    if node.op == "cond":
+    if node.op == COND_OP:
         taken = node.attrs.get("taken")
         return (node.inputs[0],) if taken is None else (node.inputs[taken],)
     return node.inputs
@@ -49,7 +49,7 @@ def _step(node: Node, args, nodes: list[Node], scalar: bool = True):
     forward lazily (only a failed scalar step needs it).
     """
     op = REGISTRY[node.op]
-    if node.op == "cond":
+    if node.op == COND_OP:
         return _cond_forward(node.shape), None
     if scalar and op.scalar is not None and node.shape == () and node.dtype == "float64":
         for j in args:
@@ -80,10 +80,10 @@ def run(
     for i in range(top, -1, -1):
         if needed[i] and i not in values:
             node = nodes[i]
-            for j in node.inputs if node.op != "cond" else exec_inputs(node):
+            for j in node.inputs if node.op != COND_OP else exec_inputs(node):
                 needed[j] = 1
     order = [i for i in range(top + 1) if needed[i] and i not in values]
-    if any(nodes[i].op == "cond" and nodes[i].attrs.get("taken") is None for i in order):
+    if any(nodes[i].op == COND_OP and nodes[i].attrs.get("taken") is None for i in order):
         # a cond built after the last resolve_conds (e.g. by a custom gradient's grad:):
         # pick its branch now, as eager tf.cond would, then evaluate
         resolve_conds(graph, targets, values)
@@ -92,7 +92,7 @@ def run(
     if not keep:
         for i in order:
             node = nodes[i]
-            for j in node.inputs if node.op != "cond" else exec_inputs(node):
+            for j in node.inputs if node.op != COND_OP else exec_inputs(node):
                 last_use[j] = i
         for t in targets:
             last_use[t] = top + 1  # never freed
@@ -222,7 +222,7 @@ def resolve_conds(graph: Graph, outputs, values: dict) -> None:
     Conds inside other conds' predicates or branches are resolved as they become needed;
     `values` keeps what was computed, for reuse by the main evaluation.
     """
-    conds = [n for n in graph.nodes if n.op == "cond" and n.attrs.get("taken") is None]
+    conds = [n for n in graph.nodes if n.op == COND_OP and n.attrs.get("taken") is None]
     nodes = graph.nodes
     while conds:
         needed = graph.ancestors(outputs, exec_inputs)
@@ -233,7 +233,7 @@ def resolve_conds(graph: Graph, outputs, values: dict) -> None:
         tainted = bytearray(len(needed))
         for i in range(len(needed)):
             node = nodes[i]
-            if (node.op == "cond" and node.attrs.get("taken") is None) or any(
+            if (node.op == COND_OP and node.attrs.get("taken") is None) or any(
                 tainted[j] for j in exec_inputs(node)
             ):
                 tainted[i] = 1

@@ -20,7 +20,7 @@ import numpy as np
 
 from gradcli.core.autodiff import gradients
 from gradcli.core.executor import resolve_conds, run
-from gradcli.core.graph import Graph, is_float
+from gradcli.core.graph import COND_OP, Graph, is_float
 from gradcli.core.ops import ZERO_GRAD, emit
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError
@@ -86,7 +86,7 @@ def _one_hots(node):
 
 def _unresolved_conds(graph: Graph, targets) -> list[int]:
     marked = graph.ancestors(targets)
-    return [i for i in range(len(marked)) if marked[i] and graph[i].op == "cond"
+    return [i for i in range(len(marked)) if marked[i] and graph[i].op == COND_OP
             and graph[i].attrs.get("taken") is None]  # fmt: skip
 
 

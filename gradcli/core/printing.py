@@ -10,26 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.core.graph import Graph
+from gradcli.core.graph import CONST_OP, CUSTOM_OP, INPUT_OP, Graph
+from gradcli.core.ops import ATOM, REGISTRY, UNARY, AttrKind, Behavior
 
-SYMBOLS = {
-    "add": "+",
-    "sub": "-",
-    "mul": "*",
-    "div": "/",
-    "matmul": "@",
-    "pow": "**",
-    "less": "<",
-    "less_equal": "<=",
-    "greater": ">",
-    "greater_equal": ">=",
-    "equal": "==",
-    "not_equal": "!=",
-}
-# binding strength, as in the expression grammar (higher binds tighter)
-PRECEDENCE = {"+": 10, "-": 10, "*": 20, "/": 20, "@": 20, "**": 30}
-UNARY = 25
-ATOM = 100
 ELLIPSIS = "…"
 
 
@@ -67,7 +50,7 @@ def _index(index) -> str:
 
 def _inputs(node) -> tuple[int, ...]:
     """The inputs shown in a node's text (a custom call shows its arguments, not its body)."""
-    return node.inputs[:-1] if node.op == "custom" else node.inputs
+    return node.inputs[:-1] if node.op == CUSTOM_OP else node.inputs
 
 
 def expression(graph: Graph, i: int, depth: int = 3, width: int = 60) -> str:
@@ -78,7 +61,7 @@ def expression(graph: Graph, i: int, depth: int = 3, width: int = 60) -> str:
     while stack:
         n = stack.pop()
         node = nodes[n]
-        if (node.name is not None and n != i) or node.op in ("const", "input"):
+        if (node.name is not None and n != i) or node.op in (CONST_OP, INPUT_OP):
             continue
         if level[n] >= depth:
             continue
@@ -97,9 +80,9 @@ def expression(graph: Graph, i: int, depth: int = 3, width: int = 60) -> str:
 def _render(node, root: bool, leaf: bool, texts) -> tuple[str, int]:
     if node.name is not None and not root:
         return node.name, ATOM
-    if node.op == "const":
+    if node.op == CONST_OP:
         return _constant(node.attrs["value"]), ATOM
-    if node.op == "input":
+    if node.op == INPUT_OP:
         return node.name or "input", ATOM
     if leaf:
         return ELLIPSIS, ATOM
@@ -110,32 +93,30 @@ def _render(node, root: bool, leaf: bool, texts) -> tuple[str, int]:
             return f"({text})"
         return text
 
-    op, ins = node.op, _inputs(node)
-    if op in SYMBOLS and len(ins) == 2:
-        sym = SYMBOLS[op]
-        prec = PRECEDENCE.get(sym, 5)
-        if sym == "**":  # right-associative
-            return f"{arg(ins[0], prec, True)} ** {arg(ins[1], prec)}", prec
+    op, ins = REGISTRY[node.op], _inputs(node)
+    operator = op.operator
+    if operator is not None and operator.prefix:
+        return f"{operator.symbol}{arg(ins[0], UNARY)}", UNARY
+    if operator is not None and len(ins) == 2:
+        sym, prec = operator.symbol, operator.precedence
+        if operator.right:  # x ** y ** z is x ** (y ** z)
+            return f"{arg(ins[0], prec, True)} {sym} {arg(ins[1], prec)}", prec
         return f"{arg(ins[0], prec)} {sym} {arg(ins[1], prec, True)}", prec
-    if op == "neg":
-        return f"-{arg(ins[0], UNARY)}", UNARY
-    if op == "identity":
-        return texts.get(ins[0], (ELLIPSIS, ATOM))
-    if op == "getitem":
-        return f"{arg(ins[0], ATOM)}[{_index(node.attrs['index'])}]", ATOM
-    if op == "cast":
-        return f"cast({arg(ins[0])}, '{node.dtype}')", ATOM
-    if op == "custom":
+    if op.behavior is Behavior.CUSTOM:
         return f"{node.attrs['function']}({', '.join(arg(k) for k in ins)})", ATOM
-    if op in ("concat", "stack"):
-        return f"{op}([{', '.join(arg(k) for k in ins)}])", ATOM
+    if op.printer is not None:
+        return op.printer(node, texts.get(ins[0], (ELLIPSIS, ATOM)), _index)
     args = [arg(k) for k in ins]
-    for key in ("axis", "axes", "shape"):
-        if node.attrs.get(key) is not None:
-            value = node.attrs[key]
+    if op.arity is None:  # concat, stack: one list of tensors
+        return f"{op.name}([{', '.join(args)}])", ATOM
+    for attr in op.attrs:
+        if attr.kind is AttrKind.DTYPE:
+            args.append(f"'{node.dtype}'")
+        elif attr.kind is not AttrKind.BOOL and node.attrs.get(attr.name) is not None:
+            value = node.attrs[attr.name]
             value = list(value) if isinstance(value, tuple) else value
-            args.append(f"{key}={value}")
-    return f"{op}({', '.join(args)})", ATOM
+            args.append(f"{attr.name}={value}")
+    return f"{op.name}({', '.join(args)})", ATOM
 
 
 def entry_line(problem, name: str | None) -> int | None:

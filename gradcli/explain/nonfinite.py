@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcli.core.executor import exec_inputs, run
-from gradcli.core.graph import CONST_OP, INPUT_OP, Graph, is_float
+from gradcli.core.graph import CONST_OP, GRADIENT, INPUT_OP, Graph, is_float
 from gradcli.core.ops import REGISTRY, ZERO_GRAD, Behavior
 from gradcli.core.printing import _number, expression
 
@@ -138,7 +138,7 @@ class Diagnosis:
 
     def _first_source(self, y: int) -> Origin | None:
         for i in self.chain(y):
-            if self.graph[i].kind == "gradient":
+            if self.graph[i].kind == GRADIENT:
                 continue
             fresh = self.fresh(i)
             if fresh.any():
@@ -160,17 +160,17 @@ class Diagnosis:
         found: list[Origin] = []
         seen: set = set()
         nodes = self.graph.nodes
-        if nodes[result].kind != "gradient":
+        if nodes[result].kind != GRADIENT:
             # a rule returned a forward value itself (exp's gradient is exp(x) times 1)
             self._classify(found, seen, result, result, self.bad(result))
             return found
         for m in self.chain(result):
             node = nodes[m]
-            if node.kind != "gradient":
+            if node.kind != GRADIENT:
                 continue
             fresh = self.fresh(m)
             for j in exec_inputs(node):
-                if nodes[j].kind != "gradient" and self.bad(j).any():
+                if nodes[j].kind != GRADIENT and self.bad(j).any():
                     # a non-finite forward value read by a gradient rule
                     reads = self.bad(m)
                     if _elementwise(node) and _broadcasts(nodes[j].shape, node.shape):
@@ -218,7 +218,7 @@ class Diagnosis:
 
     def seed_of(self, j: int) -> int | None:
         """The output whose upstream gradient (grad_ys) is the constant node j, if any."""
-        if self.graph[j].op != "const":
+        if self.graph[j].op != CONST_OP:
             return None
         for k, g in self.adjoints.items():
             if g == j and self.graph[k].name is not None:
@@ -265,7 +265,7 @@ class Diagnosis:
             visited.add(n)
             node = graph[n]
             value = np.broadcast_to(self.value(n), shape)
-            if node.kind != "gradient" or not np.all(value[elements] == 0):
+            if node.kind != GRADIENT or not np.all(value[elements] == 0):
                 continue
             origin = graph[node.origin] if node.origin is not None else None
             selection = REGISTRY[node.op].selection
@@ -280,14 +280,14 @@ class Diagnosis:
                 continue
             if REGISTRY[node.op].elementwise:
                 for j in node.inputs:
-                    if graph[j].kind == "gradient" and _broadcasts(graph[j].shape, shape):
+                    if graph[j].kind == GRADIENT and _broadcasts(graph[j].shape, shape):
                         stack.append(j)
         return None
 
     # --- words ------------------------------------------------------------------------
     def text(self, i: int) -> str:
         node = self.graph[i]
-        return expression(self.graph, i, depth=4) if node.op != "input" else node.name
+        return expression(self.graph, i, depth=4) if node.op != INPUT_OP else node.name
 
     def entry(self, i: int) -> str:
         node = self.graph[i]
@@ -302,7 +302,7 @@ class Diagnosis:
         parts = []
         for j in node.inputs:
             n = self.graph[j]
-            if n.op == "const" or not is_float(n.dtype) or not _broadcasts(n.shape, node.shape):
+            if n.op == CONST_OP or not is_float(n.dtype) or not _broadcasts(n.shape, node.shape):
                 continue
             v = np.broadcast_to(self.value(j), node.shape)[first]
             parts.append(f"{self.text(j)} = {_number(v)}")
@@ -313,9 +313,9 @@ class Diagnosis:
         node = self.graph[i]
         at = at_elements(origin)
         value = value_words(self.value(i), fresh)
-        if node.op == "input":
+        if node.op == INPUT_OP:
             origin.detail = f"the input {node.name} holds {value}{at}"
-        elif node.op == "const":
+        elif node.op == CONST_OP:
             origin.detail = f"the constant {self.text(i)} is {value}{at}"
         else:
             args = self.operands(i, fresh)
@@ -329,7 +329,7 @@ class Diagnosis:
             origin.detail = f"{self.text(i)} {how} {value}{at}" + (f" ({args})" if args else "")
         origin.summary = (
             f"the input {node.name} is {value}"
-            if node.op == "input"
+            if node.op == INPUT_OP
             else f"{self.text(i)} in {self.entry(i)} is {value}"
         )
 

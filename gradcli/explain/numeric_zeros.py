@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcli.core.autodiff import Gradients
-from gradcli.core.graph import Graph
+from gradcli.core.graph import GRADIENT, Graph
 from gradcli.core.ops import REGISTRY, ZERO_GRAD, Behavior, Transport
 from gradcli.core.ops.infer import normalize_axes, reduced_shape
 
@@ -277,7 +277,7 @@ class ZeroTrace:
             if r is ZERO_GRAD:
                 return r
             node = self.graph[r]
-            if node.op == op and node.kind == "gradient" and node.origin == m:
+            if node.op == op and node.kind == GRADIENT and node.origin == m:
                 r = node.inputs[0]
         return r
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gradcli.core.graph import Graph, is_float
+from gradcli.core.graph import COND_OP, CUSTOM_OP, Graph, is_float
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ def gradient_slots(problem):
     def slots(node) -> tuple[int, ...]:
         if is_unresolved_cond(node):  # transparent: the cond that skipped it is the cut
             return (1, 2) if is_float(node.dtype) else ()
-        if node.op != "custom":
+        if node.op != CUSTOM_OP:
             return node.diff
         fn = functions.get(node.attrs.get("function"))
         if fn is None or fn.grads is None:
@@ -62,12 +62,12 @@ def is_predicate_slot(node, slot: int) -> bool:
 
 def is_unresolved_cond(node) -> bool:
     """A cond never evaluated (in an untaken branch): the cond that skipped it is the cut."""
-    return node.op == "cond" and node.attrs.get("taken") is None
+    return node.op == COND_OP and node.attrs.get("taken") is None
 
 
 def is_body_slot(node, slot: int) -> bool:
     """A custom call's last input is its body's value: replaced by the custom gradient, not cut."""
-    return node.op == "custom" and slot == len(node.inputs) - 1
+    return node.op == CUSTOM_OP and slot == len(node.inputs) - 1
 
 
 class Reach:

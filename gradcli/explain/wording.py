@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.core.graph import Graph
+from gradcli.core.graph import COND_OP, CUSTOM_OP, Graph
 from gradcli.core.ops import REGISTRY
 from gradcli.core.printing import expression
 from gradcli.explain.numeric_zeros import (
@@ -76,9 +76,9 @@ class Words:
                 f"stop_gradient({arg}) passes no gradient to {arg}",
                 f"stop_gradient in {where}",
             )
-        if op == "cond" and cut.slot in (1, 2) and cut.slot != node.attrs.get("taken"):
+        if op == COND_OP and cut.slot in (1, 2) and cut.slot != node.attrs.get("taken"):
             return self._untaken(cut, arg, where)
-        if op == "custom":
+        if op == CUSTOM_OP:
             fn = node.attrs["function"]
             params = self.problem.spec.functions[fn].params
             param = params[cut.slot] if cut.slot < len(params) else f"argument {cut.slot + 1}"
@@ -184,7 +184,7 @@ class Words:
             )
         if m.op == "sign":
             return (f"sign({arg}) has derivative 0 everywhere", f"sign in {where} has derivative 0")
-        if m.op == "custom":
+        if m.op == CUSTOM_OP:
             fn = m.attrs["function"]
             return (
                 f"the custom gradient of {fn} is zero at {count}",

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gradcli.core.ops import binary_operators
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos
 
@@ -98,15 +99,11 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 
-COMPARISONS = {
-    "<": "less",
-    "<=": "less_equal",
-    ">": "greater",
-    ">=": "greater_equal",
-    "==": "equal",
-    "!=": "not_equal",
-}
-_PRECEDENCE = {"+": 10, "-": 10, "*": 20, "/": 20, "@": 20, **dict.fromkeys(COMPARISONS, 5)}
+# operator symbols and their binding strength come from the op registry (Op.operator);
+# ** is right-associative and binds tighter than unary minus: power() parses it
+_OPERATORS = binary_operators()
+COMPARISONS = {s: op.name for s, op in _OPERATORS.items() if op.operator.comparison}
+_PRECEDENCE = {s: op.operator.precedence for s, op in _OPERATORS.items() if not op.operator.right}
 
 _FORBIDDEN = {
     "lambda": "lambda expressions are not supported",
@@ -254,7 +251,7 @@ class Parser:
             self.depth -= 1
             left = Binary(tok.text, left, right, self.pos(tok))
             nxt = self.peek()
-            if prec == 5 and nxt.kind == "op" and nxt.text in COMPARISONS:
+            if tok.text in COMPARISONS and nxt.kind == "op" and nxt.text in COMPARISONS:
                 raise self.error("chained comparisons are not supported", nxt)
 
     def unary(self):

@@ -16,8 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gradcli.core.graph import FLOAT_DTYPES, INT_DTYPES, MAX_RANK, Graph, is_float
-from gradcli.core.ops import REGISTRY, const, emit, public_ops
+from gradcli.core.graph import (
+    FLOAT_DTYPES,
+    FORWARD,
+    GRADIENT,
+    INT_DTYPES,
+    MAX_RANK,
+    Graph,
+    is_float,
+)
+from gradcli.core.ops import REGISTRY, Attr, AttrKind, binary_operators, const, emit, public_ops
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.spec import expression as ast
 
@@ -32,9 +40,10 @@ CONSTANTS = {
     "False": False,
 }
 # ops whose axis is one integer (the reductions also take a list of axes)
-SINGLE_AXIS = {"softmax", "cumsum", "cumprod", "concat", "stack", "argmax", "argmin"}
 RESERVED = {"dy", "out"}  # names a custom gradient expression sees besides the parameters
-ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "@": "matmul"}
+# what a missing required attribute looks like when given (the error's example)
+REQUIRED_EXAMPLE = {AttrKind.INTS: "{op}(x, [2, 3])", AttrKind.DTYPE: "{op}(x, 'float32')"}
+OPERATORS = {symbol: op.name for symbol, op in binary_operators().items()}  # + -> add
 
 
 @dataclass(slots=True)
@@ -114,9 +123,7 @@ class Builder:
     to their line, for a clear forward-reference error.
     """
 
-    def __init__(
-        self, graph: Graph, functions: dict[str, Function], *, kind="forward", origin=None
-    ):
+    def __init__(self, graph: Graph, functions: dict[str, Function], *, kind=FORWARD, origin=None):
         self.graph = graph
         self.functions = functions
         self.kind = kind
@@ -278,9 +285,7 @@ class Builder:
         return self.emit("neg", (x,), None, node.pos)
 
     def binary(self, node: ast.Binary, left, right):
-        if node.op in ast.COMPARISONS:
-            return self.op_call(ast.COMPARISONS[node.op], [left, right], {}, node.pos)
-        return self.op_call(ARITHMETIC[node.op], [left, right], {}, node.pos)
+        return self.op_call(OPERATORS[node.op], [left, right], {}, node.pos)
 
     def call(self, node: ast.Call, args):
         positional = args[: len(node.args)]
@@ -330,11 +335,12 @@ class Builder:
             if name in attrs:
                 raise GradcliError(f"{opname}() got '{name}' twice", kpos)
             attrs[name] = (value, kpos)
-        attrs = {name: _attribute(opname, name, v, p) for name, (v, p) in attrs.items()}
-        if opname in ("reshape", "broadcast_to") and "shape" not in attrs:
-            raise GradcliError(f"{opname} needs a shape, e.g. {opname}(x, [2, 3])", pos)
-        if opname == "cast" and "dtype" not in attrs:
-            raise GradcliError("cast needs a dtype, e.g. cast(x, 'float32')", pos)
+        schema = {a.name: a for a in op.attrs}
+        attrs = {name: _attribute(opname, schema[name], v, p) for name, (v, p) in attrs.items()}
+        for attr in op.attrs:
+            if attr.required and attr.name not in attrs:
+                example = REQUIRED_EXAMPLE[attr.kind].format(op=opname)
+                raise GradcliError(f"{opname} needs a {attr.name}, e.g. {example}", pos)
         return self.emit(opname, self.prepare(op, tensors, pos), attrs, pos)
 
     def prepare(self, op, tensors: list, pos: Pos) -> list[int]:
@@ -418,7 +424,7 @@ class Builder:
             tree = fn.grads[i]
             if tree is None:
                 return None
-            sub = Builder(graph, functions, kind="gradient", origin=b.origin)
+            sub = Builder(graph, functions, kind=GRADIENT, origin=b.origin)
             sub.scope = {p: node.inputs[k] for k, p in enumerate(fn.params)}
             sub.scope.update(dy=g, out=node.id)
             sub.where = f" in the gradient of '{fn.name}' (it sees {', '.join(sub.scope)})"
@@ -485,23 +491,24 @@ def _constant_int(value, what: str, pos: Pos) -> int:
     raise GradcliError(f"{what} must be a constant integer", pos)
 
 
-def _attribute(opname: str, name: str, value, pos: Pos):
+def _attribute(opname: str, attr: Attr, value, pos: Pos):
     """A call's attribute (axis=, keepdims=, shape=, dtype=...) as a plain Python value."""
-    if name == "dtype":
+    name, kind = attr.name, attr.kind
+    if kind is AttrKind.DTYPE:
         if not isinstance(value, ast.Str):
             raise GradcliError(f"{opname}: dtype must be a string such as 'float32'", pos)
         return value.value
     if isinstance(value, ast.Str):
         raise GradcliError(f"{opname}: {name} must be a constant, not a string", pos)
-    if name in ("keepdims", "exclusive", "reverse"):
+    if kind is AttrKind.BOOL:
         if isinstance(value, Lit) and value.value.shape == () and value.value in (0, 1):
             return bool(value.value)  # true, false, 1 or 0
         raise GradcliError(f"{opname}: {name} must be true or false", pos)
-    # axis, axes, shape: an integer or a list of integers
-    if isinstance(value, Lit) and value.value.shape == () and name == "axis":
-        return _constant_int(value, f"{opname}: axis", pos)
-    if name == "axis" and opname in SINGLE_AXIS:
-        raise GradcliError(f"{opname}: axis must be one integer", pos)
+    # AXES, AXIS, INTS: an integer (an axis) or a list of integers
+    if isinstance(value, Lit) and value.value.shape == () and kind is not AttrKind.INTS:
+        return _constant_int(value, f"{opname}: {name}", pos)
+    if kind is AttrKind.AXIS:
+        raise GradcliError(f"{opname}: {name} must be one integer", pos)
     if isinstance(value, Seq):
         items = value.items
         if all(isinstance(v, Lit) and v.value.shape == () for v in items):
@@ -512,5 +519,4 @@ def _attribute(opname: str, name: str, value, pos: Pos):
             return [_constant_int(v, f"{opname}: {name}", pos) for v in items]
     if isinstance(value, Lit) and value.value.ndim == 1 and value.value.size == 0:
         return []
-    kind = "an integer or a list of integers" if name == "axis" else "a list of integers"
-    raise GradcliError(f"{opname}: {name} must be {kind}", pos)
+    raise GradcliError(f"{opname}: {name} must be {kind.value}", pos)

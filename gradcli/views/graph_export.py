@@ -8,6 +8,7 @@ red; an edge along which no gradient flows is dashed (red, or grey for an untake
 
 from __future__ import annotations
 
+from gradcli.core.graph import CONST_OP, GRADIENT, INPUT_OP
 from gradcli.views import graph_model as gv
 from gradcli.views.format import SCHEMA
 
@@ -42,14 +43,14 @@ CUTTING = (gv.STOPS, gv.NO_GRADIENT)
 
 
 def _style_key(vn: gv.ViewNode) -> str:
-    if vn.kind == "gradient":
+    if vn.kind == GRADIENT:
         return "gradient"
-    if vn.op == "input":
+    if vn.op == INPUT_OP:
         for mark in (gv.TRAINABLE, gv.INTEGER):
             if mark in vn.marks:
                 return mark
         return "constant"
-    return "literal" if vn.op == "const" else "forward"
+    return "literal" if vn.op == CONST_OP else "forward"
 
 
 def _shape(shape) -> str:
@@ -60,7 +61,7 @@ def _lines(view: gv.GraphView, vn: gv.ViewNode) -> list[str]:
     """The text of a node box: label, op and type, markings, explain's blame, spec line."""
     lines = [vn.label, f"{vn.op} {_shape(vn.shape)} {vn.dtype}"]
     words = [MARK_WORDS[m] for m in vn.marks if m in MARK_WORDS]
-    if vn.op == "input" and gv.CONSTANT in vn.marks:
+    if vn.op == INPUT_OP and gv.CONSTANT in vn.marks:
         words.insert(0, "constant")
     if words:
         lines.append("[" + ", ".join(words) + "]")
@@ -150,7 +151,7 @@ def to_mermaid(view: gv.GraphView) -> str:
     for vn in view.nodes.values():
         label = "<br>".join(_mermaid_text(line) for line in _lines(view, vn))
         mid = f"n{vn.index}"
-        if vn.op == "input":
+        if vn.op == INPUT_OP:
             out.append(f'  {mid}(["{label}"])')
         else:
             out.append(f'  {mid}["{label}"]')

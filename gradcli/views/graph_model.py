@@ -15,7 +15,7 @@ import numpy as np
 
 from gradcli.core.autodiff import gradients
 from gradcli.core.executor import resolve_conds, run
-from gradcli.core.graph import Graph, Node, is_float
+from gradcli.core.graph import COND_OP, CONST_OP, CUSTOM_OP, INPUT_OP, Graph, Node, is_float
 from gradcli.core.ops import BRANCH, CUSTOM, CUT, REGISTRY, STOP, ZERO, ZERO_GRAD
 from gradcli.spec.problem import Problem
 
@@ -130,7 +130,7 @@ def collect(problem: Problem, grad: bool = False, values: bool = False) -> Graph
             shape=node.shape,
             dtype=node.dtype,
             line=_line(graph, node),
-            kind="input" if node.op == "input" else ("forward" if i < first else "gradient"),
+            kind="input" if node.op == INPUT_OP else ("forward" if i < first else "gradient"),
             name=node.name,
             label=labels[i][0],
             marks=_marks(graph, problem, node),
@@ -140,7 +140,7 @@ def collect(problem: Problem, grad: bool = False, values: bool = False) -> Graph
         )
         if i < first and not reached[i]:
             vn.marks.append(UNUSED)
-        elif i < first and not executed[i] and node.op not in ("input", "const"):
+        elif i < first and not executed[i] and node.op not in (INPUT_OP, CONST_OP):
             vn.marks.append(UNTAKEN)
         view.nodes[i] = vn
         view.edges.extend(
@@ -185,7 +185,7 @@ def why(view: GraphView, name: str) -> str:
 
 def _evaluated_inputs(node: Node) -> tuple[int, ...]:
     """The inputs computed for a node: a cond's predicate and its taken branch only."""
-    if node.op == "cond":
+    if node.op == COND_OP:
         taken = node.attrs.get("taken")
         return node.inputs[:1] if taken is None else (node.inputs[0], node.inputs[taken])
     return node.inputs
@@ -195,12 +195,12 @@ def _grad_names(graph: Graph, problem: Problem, first: int, results, adjoints) -
     """Labels for gradient nodes that hold a whole gradient: grad(x) for targets, then adjoints."""
     names: dict[int, str] = {}
     for x, r in zip(problem.wrt, results):
-        if isinstance(r, int) and r >= first and r not in names and graph[r].op != "const":
+        if isinstance(r, int) and r >= first and r not in names and graph[r].op != CONST_OP:
             names[r] = f"grad({graph[x].label})"
     for k in sorted(adjoints, reverse=True):  # nearest the outputs first
         g = adjoints[k]
         # constants are shared (the seed 1 may also be a literal 1 of a gradient rule)
-        if isinstance(g, int) and g >= first and g not in names and graph[g].op != "const":
+        if isinstance(g, int) and g >= first and g not in names and graph[g].op != CONST_OP:
             names[g] = "grad(" + (graph[k].name or graph[k].label) + ")"
     return names
 
@@ -217,12 +217,12 @@ def _marks(graph: Graph, problem: Problem, node: Node) -> list[str]:
     marks = []
     if node.id in problem.outputs:
         marks.append(OUTPUT)
-    if node.op == "input" and node.name is not None:
+    if node.op == INPUT_OP and node.name is not None:
         if not is_float(node.dtype):
             marks.append(INTEGER)
         else:
             marks.append(TRAINABLE if node.id in graph.trainable else CONSTANT)
-    elif node.op == "const":
+    elif node.op == CONST_OP:
         marks.append(CONSTANT)
     if node.id in problem.wrt:
         marks.append(WRT)
@@ -294,9 +294,9 @@ def _label(graph: Graph, node: Node, labels: dict, names: dict) -> tuple[str, bo
         return node.name, False
     if node.id in names:
         return names[node.id], False
-    if node.op == "const":
+    if node.op == CONST_OP:
         return _const_text(node), False
-    if node.op == "input":
+    if node.op == INPUT_OP:
         return node.label, False
 
     def arg(j: int) -> str:
@@ -315,7 +315,7 @@ def _label(graph: Graph, node: Node, labels: dict, names: dict) -> tuple[str, bo
         return _shorten(f"-{operand(node.inputs[0])}"), True
     if node.op == "getitem":
         return _shorten(f"{operand(node.inputs[0])}{_attr_text(node.attrs['index'])}"), False
-    if node.op == "custom":
+    if node.op == CUSTOM_OP:
         return _shorten(f"{node.attrs['function']}({', '.join(args[:-1])})"), False
     if node.op == "identity":
         return args[0], labels.get(node.inputs[0], ("", False))[1]

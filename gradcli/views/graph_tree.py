@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.core.graph import COND_OP, GRADIENT
 from gradcli.views import graph_model as gv
 from gradcli.views.format import number
 
@@ -204,7 +205,7 @@ class TreePrinter:
         e = self.by_target[target][slot]
         if e.cut is not None:
             return EDGES[e.cut]
-        if self.view.nodes[target].op == "cond" and slot in (1, 2):
+        if self.view.nodes[target].op == COND_OP and slot in (1, 2):
             return TAKEN
         return None
 
@@ -215,7 +216,7 @@ class TreePrinter:
         if edge is not None:
             symbol, words, style = edge
             parts.append((f"{sym(symbol)} {words} ", style))
-        gradient = vn.kind == "gradient"
+        gradient = vn.kind == GRADIENT
         if gradient:
             parts.append((sym("∇") + " ", "bold blue"))
         parts.append((vn.label, "bold blue" if gradient else "bold"))

@@ -146,6 +146,9 @@ class Op:
     attrs: tuple[Attr, ...] = ()  # keyword attributes accepted in expressions, in order
     accepts: str = "number"  # input dtypes: float, number (bools become float64), bool, any
     operator: Operator | None = None  # its operator symbol, when it has one
+    # printer(node, (first input's text, its precedence), index_text) -> (text, precedence),
+    # for an op that node text shows in a form of its own (x[1:], an identity as its input)
+    printer: Callable | None = None
 
     def fn(self, attrs: dict) -> Callable:
         """The numpy forward with attributes bound."""

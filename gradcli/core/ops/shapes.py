@@ -7,6 +7,7 @@ import numpy as np
 from gradcli.core.graph import DTYPES
 from gradcli.core.ops.infer import fmt, normalize_axes, same_dtype
 from gradcli.core.ops.registry import (
+    ATOM,
     STOP,
     Attr,
     AttrKind,
@@ -55,6 +56,7 @@ register(
         arity=1,
         sympy=_same_sympy,
         moves=True,
+        printer=lambda node, first, index_text: first,
     )
 )
 register(
@@ -270,6 +272,12 @@ def _index_grad(b, n, g):
     return b.getitem_grad(g, shape=b.shape(x), index=n.attrs["index"])
 
 
+def _getitem_text(node, first, index_text):
+    text, precedence = first
+    operand = f"({text})" if precedence < ATOM else text
+    return f"{operand}[{index_text(node.attrs['index'])}]", ATOM
+
+
 register(
     Op(
         "getitem",
@@ -281,6 +289,7 @@ register(
         sympy=lambda sp, attrs, args, values: obj(args[0])[attrs["index"]],
         moves=True,
         transport=Transport.GATHER,
+        printer=_getitem_text,
     )
 )
 
