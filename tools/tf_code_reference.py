@@ -138,6 +138,8 @@ def run_one(path: Path, values: str) -> dict:
         if not lines:
             return ""
         text = lines[-1] if lines[0] == "in user code:" else lines[0]
+        if isinstance(e, BaseException) and text.startswith(type(e).__name__ + ": "):
+            text = text[len(type(e).__name__) + 2 :]
         return text.replace(str(ROOT) + os.sep, "")
 
     def mode_of(value):
@@ -298,6 +300,8 @@ def run_one(path: Path, values: str) -> dict:
     except BaseException as e:  # the snippet's own error is part of the record
         tb = traceback.extract_tb(e.__traceback__)
         lines = [f.lineno for f in tb if f.filename == snippet]
+        # a tf.function's error names the traced line in its message ("in user code:")
+        lines += [int(n) for n in re.findall(rf'File "{re.escape(snippet)}", line (\d+)', str(e))]
         out["error"] = {
             "type": type(e).__name__,
             "message": first_line(e),

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.core.graph import COND_OP, CUSTOM_OP, Graph
-from gradcli.core.ops import REGISTRY
+from gradcli.core.graph import COND_OP, Graph
+from gradcli.core.ops import REGISTRY, AttrKind, Behavior, Transport
 from gradcli.core.printing import expression
 from gradcli.explain.numeric_zeros import (
     CANCELLATION,
@@ -28,8 +28,11 @@ NON_DIFFERENTIABLE = "non_differentiable"
 UNTAKEN_BRANCH = "untaken_branch"
 INTEGER = "integer"
 
-COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
-LOGICAL = {"logical_and", "logical_or", "logical_not"}
+# a kink op's inactive region, when its record has no words of its own
+INACTIVE_WORDS = (
+    "{text} passes no gradient at {count}",
+    "{op} in {entry} {line} is inactive there",
+)
 MORE = 3  # causes named in one reason before "and N more"
 
 
@@ -70,7 +73,8 @@ class Words:
         node, operand = g[cut.node], g[cut.operand]
         arg, where = self.arg(cut.operand), self.where(cut.node)
         op = node.op
-        if op == "stop_gradient":
+        record = REGISTRY[op]
+        if record.behavior is Behavior.STOP:
             return (
                 STOP_GRADIENT,
                 f"stop_gradient({arg}) passes no gradient to {arg}",
@@ -78,7 +82,7 @@ class Words:
             )
         if op == COND_OP and cut.slot in (1, 2) and cut.slot != node.attrs.get("taken"):
             return self._untaken(cut, arg, where)
-        if op == CUSTOM_OP:
+        if record.behavior is Behavior.CUSTOM:
             fn = node.attrs["function"]
             params = self.problem.spec.functions[fn].params
             param = params[cut.slot] if cut.slot < len(params) else f"argument {cut.slot + 1}"
@@ -87,7 +91,8 @@ class Words:
                 f"the custom gradient of {fn} is null for its parameter {param} ({arg})",
                 f"the null custom gradient of {fn} in {where}",
             )
-        if op == "cast" and node.dtype != operand.dtype and not _is_float(node.dtype):
+        is_cast = any(a.kind is AttrKind.DTYPE for a in record.attrs)
+        if is_cast and node.dtype != operand.dtype and not _is_float(node.dtype):
             return (
                 INTEGER,
                 f"cast({arg}, '{node.dtype}') makes {_article(node.dtype)} {node.dtype} "
@@ -100,14 +105,14 @@ class Words:
                 f"{arg} is {operand.dtype}: integer and boolean tensors carry no gradient",
                 f"the {operand.dtype} tensor {arg} in {where}",
             )
-        if op in COMPARISONS or op in LOGICAL:
+        if record.behavior is Behavior.CUT and node.dtype == "bool":
             text = self.text(cut.node)
             return (
                 NON_DIFFERENTIABLE,
                 f"{text} is a comparison ({op}): it has no gradient",
                 f"the comparison {text} in {where}",
             )
-        if REGISTRY[op].behavior == "cut":
+        if record.behavior is Behavior.CUT:
             return (
                 NON_DIFFERENTIABLE,
                 f"{self.text(cut.node)}: {op} is not differentiable, it has no gradient",
@@ -141,7 +146,8 @@ class Words:
     def _scalar_operands(self, pred: int) -> str:
         """'x = -1' for the named scalar operands of a comparison predicate."""
         node = self.graph[pred]
-        if node.op not in COMPARISONS:
+        operator = REGISTRY[node.op].operator
+        if operator is None or not operator.comparison:
             return ""
         shown = []
         for k in node.inputs:
@@ -182,9 +188,13 @@ class Words:
                 f"below the smallest {m.dtype}",
                 f"the gradient underflows to 0 in {where}",
             )
-        if m.op == "sign":
-            return (f"sign({arg}) has derivative 0 everywhere", f"sign in {where} has derivative 0")
-        if m.op == CUSTOM_OP:
+        behavior = REGISTRY[m.op].behavior
+        if behavior is Behavior.ZERO:
+            return (
+                f"{m.op}({arg}) has derivative 0 everywhere",
+                f"{m.op} in {where} has derivative 0",
+            )
+        if behavior is Behavior.CUSTOM:
             fn = m.attrs["function"]
             return (
                 f"the custom gradient of {fn} is zero at {count}",
@@ -205,7 +215,8 @@ class Words:
         )
 
     def _mask(self, f: Finding, m, entry: str, arg: str) -> tuple[str, str]:
-        if m.op == "matmul":
+        op = REGISTRY[m.op]
+        if op.zeros is Transport.CONTRACTION:
             other = f.facts["other"]
             zeros, size = f.facts["other_zeros"], f.facts["other_size"]
             return (
@@ -213,7 +224,7 @@ class Words:
                 f"which has {zeros} zeros in {size} elements",
                 f"{entry} multiplies {arg} by {self.arg(other)}, whose zeros block it there",
             )
-        if m.op in ("prod", "cumprod"):
+        if not op.elementwise:  # prod, cumprod: a product over a row
             return (
                 f"the other factors of {self.text(f.culprit)} include zeros "
                 f"({f.blocked} of {f.total} elements get no gradient)",
@@ -228,40 +239,20 @@ class Words:
         )
 
     def _inactive(self, f: Finding, m, entry: str, arg: str, count: str) -> tuple[str, str]:
-        op = m.op
-        text = self.text(f.culprit)
-        line = f"(line {self.line_of(entry)})"
-        if op == "relu":
-            return (
-                f"relu({arg}) is inactive (input <= 0) at {count}",
-                f"relu in {entry} {line} is inactive there (input <= 0)",
-            )
-        if op == "abs":
-            return (
-                f"abs({arg}) is at its kink (input = 0, where abs' = 0) at {count}",
-                f"abs in {entry} {line} is at its kink there (abs'(0) = 0)",
-            )
-        if op == "where":
-            cond = self.text(m.inputs[0])
-            side = "false" if f.slot == 1 else "true"
-            return (
-                f"{text} selects the other side where {cond} is {side}: {arg} gets no "
-                f"gradient at {count}",
-                f"where in {entry} {line} selects the other side there",
-            )
-        if op in ("maximum", "minimum", "clip"):
-            what = "is at a bound" if op == "clip" else "takes the other argument"
-            return (f"{text} {what} at {count}", f"{op} in {entry} {line} {what} there")
-        if op in ("max", "min"):
-            which = "largest" if op == "max" else "smallest"
-            return (
-                f"{op}({arg}) passes the gradient only to its {which} element(s): {count} get none",
-                f"{op} in {entry} {line} passes the gradient only to the {which} element(s)",
-            )
-        return (
-            f"{text} passes no gradient at {count}",
-            f"{op} in {entry} {line} is inactive there",
-        )
+        """Words for a kink op's inactive region, from its record's templates (Op.inactive)."""
+        detail, summary = REGISTRY[m.op].inactive or INACTIVE_WORDS
+        fields = {
+            "op": m.op,
+            "arg": arg,
+            "text": self.text(f.culprit),
+            "count": count,
+            "entry": entry,
+            "line": f"(line {self.line_of(entry)})",
+            "side": "false" if f.slot == 1 else "true",  # where: the side not selected
+        }
+        if "{cond}" in detail + summary:
+            fields["cond"] = self.text(m.inputs[0])
+        return detail.format(**fields), summary.format(**fields)
 
     def _cancellation(self, f: Finding, entry: str, where: str, arg: str) -> tuple[str, str]:
         if f.facts.get("broadcast"):
@@ -270,7 +261,8 @@ class Words:
                 "is broadcast to",
                 f"the gradient of {entry} sums to zero over the broadcast copies of {arg}",
             )
-        if f.facts.get("matmul") or self.graph[f.culprit].op in ("matmul", "softmax"):
+        op = REGISTRY[self.graph[f.culprit].op]
+        if f.facts.get("matmul") or op.zeros is Transport.CONTRACTION or op.cancels:
             return (
                 f"the terms of the gradient of {self.text(f.culprit)} for {arg} cancel",
                 f"the terms of the gradient of {self.graph[f.culprit].op} in {where} cancel",

@@ -68,6 +68,11 @@ register(
         selects=True,
         at_point=FORWARD,
         selection=_where_selection,
+        inactive=(
+            "{text} selects the other side where {cond} is {side}: "
+            "{arg} gets no gradient at {count}",
+            "where in {entry} {line} selects the other side there",
+        ),
     )
 )
 
@@ -132,6 +137,10 @@ register(
         sympy=each_at(_clip_sympy),
         selects=True,
         at_point=_clip_at_point,
+        inactive=(
+            "{text} is at a bound at {count}",
+            "clip in {entry} {line} is at a bound there",
+        ),
     )
 )
 

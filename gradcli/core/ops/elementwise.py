@@ -214,6 +214,10 @@ unary(
     behavior=KINK,
     sympy=each_at(_abs_sympy),
     at_point=_abs_at_point,
+    inactive=(
+        "abs({arg}) is at its kink (input = 0, where abs' = 0) at {count}",
+        "abs in {entry} {line} is at its kink there (abs'(0) = 0)",
+    ),
 )
 unary(
     "sign",
@@ -287,6 +291,10 @@ unary(
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] > 0 else number(sp, np.maximum(vs[0], 0))),
     at_point=_relu_at_point,
     selects=True,
+    inactive=(
+        "relu({arg}) is inactive (input <= 0) at {count}",
+        "relu in {entry} {line} is inactive there (input <= 0)",
+    ),
 )
 
 
@@ -480,6 +488,10 @@ binary(
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] >= vs[1] else xs[1]),
     at_point=_maximum_at_point,
     selects=True,
+    inactive=(
+        "{text} takes the other argument at {count}",
+        "maximum in {entry} {line} takes the other argument there",
+    ),
 )
 binary(
     "minimum",
@@ -490,6 +502,10 @@ binary(
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] <= vs[1] else xs[1]),
     at_point=_minimum_at_point,
     selects=True,
+    inactive=(
+        "{text} takes the other argument at {count}",
+        "minimum in {entry} {line} takes the other argument there",
+    ),
 )
 
 

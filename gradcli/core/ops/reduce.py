@@ -195,6 +195,10 @@ reduction(
     behavior=KINK,
     row=_extreme_row(np.max),
     at_point=_extreme_at_point(np.max),
+    inactive=(
+        "max({arg}) passes the gradient only to its largest element(s): {count} get none",
+        "max in {entry} {line} passes the gradient only to the largest element(s)",
+    ),
 )
 reduction(
     "min",
@@ -203,6 +207,10 @@ reduction(
     behavior=KINK,
     row=_extreme_row(np.min),
     at_point=_extreme_at_point(np.min),
+    inactive=(
+        "min({arg}) passes the gradient only to its smallest element(s): {count} get none",
+        "min in {entry} {line} passes the gradient only to the smallest element(s)",
+    ),
 )
 
 

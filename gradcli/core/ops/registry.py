@@ -137,6 +137,9 @@ class Op:
     selection: Callable | None = None
     # explain: how gradient zeros travel back through it (None: ELEMENTWISE or OPAQUE)
     transport: Transport | None = None
+    # explain's words for the elements where a kink op passes no gradient: (detail, summary)
+    # templates over {op} {arg} {text} {count} {entry} {line} {cond} {side} (None: generic)
+    inactive: tuple[str, str] | None = None
     cancels: bool = False  # its gradient mixes a row, so nonzero terms can cancel (softmax)
     moves: bool = False  # only moves, copies or relabels elements (no arithmetic for SymPy)
     public: bool = False  # callable by name from expressions
