@@ -231,7 +231,8 @@ def _custom_checks(problem, values, ids, sym, method, rtol, atol) -> list[Custom
     for i in ids:
         node = graph[i]
         name = node.attrs.get("function", "custom")
-        params = problem.spec.functions[name].params if name in problem.spec.functions else []
+        functions = problem.source.functions
+        params = functions[name].params if name in functions else []
         too_big = _too_big_to_check(graph, node)
         if too_big:
             at = str(node.pos) if node.pos else None

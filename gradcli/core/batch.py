@@ -9,7 +9,7 @@ point only when a cond must be resolved for each point's values).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,8 +17,8 @@ from gradcli.core.autodiff import Gradients, gradients
 from gradcli.core.executor import exec_inputs, resolve_conds, run
 from gradcli.core.graph import COND_OP, CONST_OP, INPUT_OP
 from gradcli.core.ops import REGISTRY, ZERO_GRAD
+from gradcli.core.problem import Problem
 from gradcli.runtime.gcpause import paused
-from gradcli.spec.problem import Problem, build_problem
 
 _NOT_BATCHABLE = frozenset({"cond", "broadcast_to"})  # per-point branches, fixed shapes
 
@@ -74,16 +74,8 @@ def evaluate_point(batch: Batch, point: dict[int, object]):
     """Outputs and gradients of one point (input node id -> value)."""
     problem = batch.problem
     if batch.grads is None:  # conds: the taken branch, and so the gradient graph, varies
-        spec = problem.spec
-        inputs = dict(spec.inputs)
-        for i, value in point.items():
-            name = problem.graph[i].name
-            inputs[name] = replace(inputs[name], value=np.asarray(value, inputs[name].dtype))
-        names = [problem.graph[x].name for x in problem.wrt]
         with paused():
-            fresh = build_problem(
-                replace(spec, inputs=inputs), wrt=names, unconnected=problem.unconnected
-            )
+            fresh = problem.rebuild({problem.graph[i].name: v for i, v in point.items()})
             known: dict = {}
             resolve_conds(fresh.graph, fresh.outputs, known)
             grads = gradients(fresh.graph, fresh.outputs, fresh.wrt, fresh.seeds)

@@ -9,8 +9,8 @@ import numpy as np
 from gradcli.core.autodiff import Gradients, gradients
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.ops import ZERO_GRAD
+from gradcli.core.problem import Problem
 from gradcli.runtime.gcpause import paused
-from gradcli.spec.problem import Problem
 
 
 @dataclass

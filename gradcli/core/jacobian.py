@@ -22,9 +22,9 @@ from gradcli.core.autodiff import gradients
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.graph import COND_OP, Graph, is_float
 from gradcli.core.ops import ZERO_GRAD, emit
+from gradcli.core.problem import Problem
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError
-from gradcli.spec.problem import Problem
 
 
 @dataclass
@@ -182,7 +182,7 @@ def jacobian(problem: Problem) -> dict[str, dict[str, Block]]:
 def require_scalar_outputs(problem: Problem) -> None:
     """A Hessian needs scalar outputs: one clear error naming the first that is not."""
     graph = problem.graph
-    entries = {e.name: e.pos for e in problem.spec.entries}
+    entries = problem.source.positions
     for y in problem.outputs:
         node = graph[y]
         if node.shape != ():

@@ -121,20 +121,13 @@ def _render(node, root: bool, leaf: bool, texts) -> tuple[str, int]:
 
 def entry_line(problem, name: str | None) -> int | None:
     """The spec line of a graph entry or input (its name's line), None when unknown."""
-    if name is None:
-        return None
-    spec = problem.spec
-    if name in spec.inputs:
-        return spec.inputs[name].pos.line
-    for entry in spec.entries:
-        if entry.name == name:
-            return entry.pos.line
-    return None
+    pos = problem.source.positions.get(name) if name is not None else None
+    return pos.line if pos is not None else None
 
 
 def source_line(problem, line: int | None) -> str:
     """The text of a spec line (without its indentation), '' when unknown."""
-    lines = problem.spec.lines
+    lines = problem.source.lines
     if line is None or not 1 <= line <= len(lines):
         return ""
     return lines[line - 1].strip()

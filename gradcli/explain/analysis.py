@@ -47,12 +47,12 @@ from gradcli.core.executor import exec_inputs, resolve_conds, run
 from gradcli.core.graph import is_float
 from gradcli.core.ops import ZERO_GRAD
 from gradcli.core.printing import entry_line
+from gradcli.core.problem import Problem
 from gradcli.explain.scalar_zeros import ScalarTrace as ZeroTrace
 from gradcli.explain.structural_cuts import Reach, Sweep, gradient_slots
 from gradcli.explain.wording import INTEGER, NO_PATH, Words, reason
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.runtime.gcpause import paused
-from gradcli.spec.problem import Problem
 
 CONNECTED = "connected"
 PARTIALLY_ZERO = "partially_zero"
@@ -335,8 +335,7 @@ class Analysis:
         pair.causes[:0] = causes
 
     def _grad_ys_pos(self, name: str) -> Pos | None:
-        found = self.problem.spec.grad_ys.get(name)
-        return found[1] if found else None
+        return self.problem.source.seed_positions.get(name)
 
     def _trace(self) -> ZeroTrace:
         """The zero labels of every gradient on the path (computed once, when first needed)."""

@@ -41,7 +41,7 @@ class Cut:
 
 def gradient_slots(problem):
     """A function: node -> the input slots a gradient flows through (custom ones may be null)."""
-    functions = problem.spec.functions
+    functions = problem.source.functions
 
     def slots(node) -> tuple[int, ...]:
         if is_unresolved_cond(node):  # transparent: the cond that skipped it is the cut

@@ -84,7 +84,7 @@ class Words:
             return self._untaken(cut, arg, where)
         if record.behavior is Behavior.CUSTOM:
             fn = node.attrs["function"]
-            params = self.problem.spec.functions[fn].params
+            params = self.problem.source.functions[fn].params
             param = params[cut.slot] if cut.slot < len(params) else f"argument {cut.slot + 1}"
             return (
                 NON_DIFFERENTIABLE,

@@ -3,32 +3,18 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from gradcli.core.graph import MAX_RANK, Graph, is_float
 from gradcli.core.ops import emit
+from gradcli.core.problem import Problem, Source
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos, did_you_mean
 from gradcli.spec import expression as ast
 from gradcli.spec.lowering import CONSTANTS, Builder
 from gradcli.spec.reader import EntrySpec, InputSpec, Spec
-
-
-@dataclass
-class Problem:
-    """What to compute: a graph, its outputs, the gradient targets and the upstream gradients."""
-
-    spec: Spec
-    graph: Graph
-    outputs: list[int]
-    wrt: list[int]
-    seeds: list[np.ndarray | None]  # grad_ys per output; None means ones
-    unconnected: str
-
-    def name(self, i: int) -> str:
-        return self.graph[i].name
 
 
 def clip(text: str, width: int = 60) -> str:
@@ -196,7 +182,24 @@ def build_problem(
     if extra:
         name = sorted(extra)[0]
         raise GradcliError(f"grad_ys names '{name}', which is not an output", spec.grad_ys[name][1])
-    return Problem(spec, graph, outputs, targets, seeds, unconnected or spec.unconnected)
+    mode = unconnected or spec.unconnected
+    names = [graph[x].name for x in targets]
+
+    def rebuild(values: dict[str, np.ndarray]) -> Problem:
+        inputs = dict(spec.inputs)
+        for name, value in values.items():
+            inputs[name] = replace(inputs[name], value=np.asarray(value, inputs[name].dtype))
+        return build_problem(replace(spec, inputs=inputs), wrt=names, unconnected=mode)
+
+    return Problem(spec, graph, outputs, targets, seeds, mode, source_of(spec), rebuild)
+
+
+def source_of(spec: Spec) -> Source:
+    """What analyses quote from a spec: its lines, names' positions, functions, grad_ys."""
+    positions = {name: inp.pos for name, inp in spec.inputs.items()}
+    positions.update((entry.name, entry.pos) for entry in spec.entries)
+    seeds = {name: pos for name, (_, pos) in spec.grad_ys.items()}
+    return Source(spec.file, spec.lines, positions, spec.functions, seeds)
 
 
 def _resolve(graph: Graph, names: list[tuple[str, Pos | None]], what: str) -> list[int]:

@@ -17,7 +17,7 @@ from gradcli.core.autodiff import gradients
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.graph import COND_OP, CONST_OP, CUSTOM_OP, INPUT_OP, Graph, Node, is_float
 from gradcli.core.ops import BRANCH, CUSTOM, CUT, REGISTRY, STOP, ZERO, ZERO_GRAD
-from gradcli.spec.problem import Problem
+from gradcli.core.problem import Problem
 
 LABEL_WIDTH = 40  # longer expression labels are shortened with "..."
 OPERAND_WIDTH = 32  # a longer operand is named by its id (add#7) inside other labels
