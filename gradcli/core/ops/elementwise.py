@@ -404,6 +404,8 @@ binary(
     sympy=each(lambda sp, x, y: x / y),
     operator=Operator("/", 20),
     pole_input=1,
+    overflows=True,
+    pole=lambda x, y: y == 0,
 )
 
 # --- pow ---------------------------------------------------------------------------------

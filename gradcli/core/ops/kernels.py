@@ -45,6 +45,7 @@ binary(
     (lambda b, n, g: b.div_no_nan(g, _y(n)), _div_no_nan_grad_y),
     public=False,
     overflows=True,
+    no_sympy="an internal kernel of gradient graphs, never in a forward graph",
 )
 
 
@@ -76,6 +77,8 @@ binary(
     (_sqrt_grad_grad_y, _sqrt_grad_grad_dy),
     public=False,
     sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else xs[1] / (2 * xs[0])),
+    overflows=True,
+    pole=lambda y, dy: y == 0,
 )
 
 

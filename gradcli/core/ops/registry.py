@@ -117,6 +117,7 @@ class Op:
     # sympy(sp, attrs, args, values) -> object array of SymPy expressions (see ops/sym.py);
     # None for ops the translator takes as constants (cut, stop, zero) or handles itself
     sympy: Callable | None = None
+    no_sympy: str = ""  # why an op with gradients has no SymPy form (check falls back to FD)
     # the references' convention at a kink or tie (finite differences): at_point(node, args,
     # raw) -> the value with the kink frozen on the core's (TensorFlow's) side, where args are
     # the perturbed inputs in float64 and raw the inputs' values at the point; FORWARD when the
