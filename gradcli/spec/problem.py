@@ -13,8 +13,8 @@ from gradcli.core.problem import Problem, Source
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos, did_you_mean
 from gradcli.spec import expression as ast
+from gradcli.spec.document import EntrySpec, InputSpec, Spec
 from gradcli.spec.lowering import CONSTANTS, Builder
-from gradcli.spec.reader import EntrySpec, InputSpec, Spec
 
 
 def clip(text: str, width: int = 60) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.graph import is_float
-from gradcli.core.ops.elementwise import _maximum_scalar, _minimum_scalar
+from gradcli.core.ops.compare import _maximum_scalar, _minimum_scalar
 from gradcli.core.ops.infer import broadcast, fmt, need_numeric, same_dtype
 from gradcli.core.ops.registry import (
     BRANCH,

@@ -13,7 +13,6 @@ import numpy as np
 
 from gradcli.core.ops.infer import elementwise, float_unary, numeric_unary
 from gradcli.core.ops.registry import (
-    COMPARISON,
     CUT,
     KINK,
     MASK,
@@ -449,101 +448,4 @@ binary(
     at_point=_pow_at_point,
     pole=lambda base, exponent: base == 0,
     pole_input=0,
-)
-
-
-# --- maximum, minimum: a tie gives the whole gradient to the first argument --------------
-def _maximum_scalar(a, b):
-    return a if a >= b or a != a else b
-
-
-def _minimum_scalar(a, b):
-    return a if a <= b or a != a else b
-
-
-def _select_rules(selector: str):
-    def to_x(b, n, g):
-        x, y = n.inputs
-        return b.where(b.emit(selector, x, y), g, b.const(0.0, like=x))
-
-    def to_y(b, n, g):
-        x, y = n.inputs
-        return b.where(b.emit(selector, x, y), b.const(0.0, like=x), g)
-
-    return (to_x, to_y)
-
-
-def _maximum_at_point(node, args, raw):
-    return np.where(raw[0] >= raw[1], args[0], args[1])
-
-
-def _minimum_at_point(node, args, raw):
-    return np.where(raw[0] <= raw[1], args[0], args[1])
-
-
-binary(
-    "maximum",
-    np.maximum,
-    _maximum_scalar,
-    _select_rules("greater_equal"),
-    behavior=KINK,
-    sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] >= vs[1] else xs[1]),
-    at_point=_maximum_at_point,
-    selects=True,
-    inactive=(
-        "{text} takes the other argument at {count}",
-        "maximum in {entry} {line} takes the other argument there",
-    ),
-)
-binary(
-    "minimum",
-    np.minimum,
-    _minimum_scalar,
-    _select_rules("less_equal"),
-    behavior=KINK,
-    sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] <= vs[1] else xs[1]),
-    at_point=_minimum_at_point,
-    selects=True,
-    inactive=(
-        "{text} takes the other argument at {count}",
-        "minimum in {entry} {line} takes the other argument there",
-    ),
-)
-
-
-# --- comparisons and logic: boolean results, no gradient ----------------------------------
-for _name, _ufunc, _symbol in (
-    ("less", np.less, "<"),
-    ("less_equal", np.less_equal, "<="),
-    ("greater", np.greater, ">"),
-    ("greater_equal", np.greater_equal, ">="),
-    ("equal", np.equal, "=="),
-    ("not_equal", np.not_equal, "!="),
-    ("logical_and", np.logical_and, None),
-    ("logical_or", np.logical_or, None),
-):
-    binary(
-        _name,
-        _ufunc,
-        None,
-        (None, None),
-        infer=elementwise(_name, result="bool"),
-        behavior=CUT,
-        accepts="bool" if _name.startswith("logical") else "compare",
-        operator=Operator(_symbol, COMPARISON, comparison=True) if _symbol else None,
-    )
-
-
-def _logical_not_infer(attrs, x):
-    return x.shape, "bool"
-
-
-unary(
-    "logical_not",
-    np.logical_not,
-    None,
-    None,
-    infer=_logical_not_infer,
-    behavior=CUT,
-    accepts="bool",
 )
