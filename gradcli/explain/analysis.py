@@ -48,18 +48,15 @@ from gradcli.core.graph import is_float
 from gradcli.core.ops import ZERO_GRAD
 from gradcli.core.printing import entry_line
 from gradcli.core.problem import Problem
+from gradcli.explain.report import STATUSES, Status  # noqa: F401
 from gradcli.explain.scalar_zeros import ScalarTrace as ZeroTrace
 from gradcli.explain.structural_cuts import Reach, Sweep, gradient_slots
 from gradcli.explain.wording import INTEGER, NO_PATH, Words, reason
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.runtime.gcpause import paused
 
-CONNECTED = "connected"
-PARTIALLY_ZERO = "partially_zero"
-ZERO = "zero"
-UNCONNECTED = "unconnected"
-NON_FINITE = "non_finite"  # the gradient or the output holds NaN or Inf (nonfinite.py)
-STATUSES = (CONNECTED, PARTIALLY_ZERO, ZERO, UNCONNECTED, NON_FINITE)
+CONNECTED, PARTIALLY_ZERO, ZERO = Status.CONNECTED, Status.PARTIALLY_ZERO, Status.ZERO
+UNCONNECTED, NON_FINITE = Status.UNCONNECTED, Status.NON_FINITE
 MAX_PATHS = 10  # distinct paths listed per pair
 PATH_TRIES = 40  # causes whose path is traced (each trace walks a path: keep it bounded)
 

@@ -10,14 +10,11 @@ import numpy as np
 from gradcli.core.graph import CONST_OP, INPUT_OP, is_float
 from gradcli.core.ops import REGISTRY, Behavior
 from gradcli.core.printing import _number, expression
+from gradcli.explain.report import ORIGINS, Cause, OriginKind  # noqa: F401
 
-NON_FINITE = "non_finite"
-FORWARD = "forward"
-WHERE_TRAP = "where_trap"
-SINGULAR = "singular_derivative"
-PROPAGATED = "propagated"
-OVERFLOW = "overflow"
-ORIGINS = (WHERE_TRAP, SINGULAR, PROPAGATED, OVERFLOW, FORWARD)
+NON_FINITE = Cause.NON_FINITE
+FORWARD, WHERE_TRAP, SINGULAR = OriginKind.FORWARD, OriginKind.WHERE_TRAP, OriginKind.SINGULAR
+PROPAGATED, OVERFLOW = OriginKind.PROPAGATED, OriginKind.OVERFLOW
 MAX_INDICES = 10  # element indices listed per origin
 
 

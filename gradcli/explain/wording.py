@@ -20,13 +20,11 @@ from gradcli.explain.numeric_zeros import (
     ZERO_UPSTREAM,
     Finding,
 )
+from gradcli.explain.report import Cause, Status
 from gradcli.explain.structural_cuts import Cut
 
-NO_PATH = "no_path"
-STOP_GRADIENT = "stop_gradient"
-NON_DIFFERENTIABLE = "non_differentiable"
-UNTAKEN_BRANCH = "untaken_branch"
-INTEGER = "integer"
+NO_PATH, STOP_GRADIENT, INTEGER = Cause.NO_PATH, Cause.STOP_GRADIENT, Cause.INTEGER
+NON_DIFFERENTIABLE, UNTAKEN_BRANCH = Cause.NON_DIFFERENTIABLE, Cause.UNTAKEN_BRANCH
 
 # a kink op's inactive region, when its record has no words of its own
 INACTIVE_WORDS = (
@@ -305,7 +303,7 @@ def _number(v) -> str:
 
 def reason(pair) -> str | None:
     """One plain-language line saying why a pair is None or (partly) zero; None if it is fine."""
-    if pair.status == "connected" or not pair.causes:
+    if pair.status == Status.CONNECTED or not pair.causes:
         return None
     if pair.status == "non_finite":
         from gradcli.explain.eval_warnings import reason as non_finite_reason
