@@ -2,7 +2,8 @@
 
 Each spec below makes a scalar gradient zero for a different reason; the findings (kind,
 culprit, operand, slot, counts, facts) and the explain pairs must be identical whether
-the pass runs on numpy arrays (zeros.ZeroTrace) or on Python values (ScalarTrace).
+the pass runs on numpy arrays alone (ZeroTrace) or with its one-element strategy
+(ScalarPath) on Python values.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ import pytest
 
 from gradcli.api import problem_from_text
 from gradcli.explain import analysis as explain_module
-from gradcli.explain.numeric_zeros import ZeroTrace
-from gradcli.explain.scalar_zeros import ScalarTrace
+from gradcli.explain.scalar_zeros import ScalarPath
 
 CASES = {
     "mask": "inputs: {x: 2.0, y: 0.0}\ngraph: {f: x * y}\n",
@@ -37,8 +37,8 @@ CASES = {
 }
 
 
-def analyse(text: str, trace_class, monkeypatch):
-    monkeypatch.setattr(explain_module, "ZeroTrace", trace_class)
+def analyse(text: str, fast_path, monkeypatch):
+    monkeypatch.setattr(explain_module, "FAST_PATH", fast_path)
     problem = problem_from_text(text)
     analysis = explain_module.Analysis(problem, problem.outputs, problem.seeds)
     pairs = [pair.document() for pair in analysis.pairs(problem.wrt)]
@@ -49,8 +49,8 @@ def analyse(text: str, trace_class, monkeypatch):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_fast_path_matches_the_array_pass(name, monkeypatch):
-    fast = analyse(CASES[name], ScalarTrace, monkeypatch)
-    slow = analyse(CASES[name], ZeroTrace, monkeypatch)
+    fast = analyse(CASES[name], ScalarPath, monkeypatch)
+    slow = analyse(CASES[name], None, monkeypatch)
     assert fast == slow
     pairs, findings, _ = fast
     assert findings, "every case has a zero gradient to explain"
@@ -59,10 +59,10 @@ def test_fast_path_matches_the_array_pass(name, monkeypatch):
 
 def test_fast_path_is_taken_on_a_scalar_chain(monkeypatch):
     calls = []
-    original = ScalarTrace._scalar_node
+    original = ScalarPath.node
     monkeypatch.setattr(
-        ScalarTrace, "_scalar_node", lambda self, k, e: calls.append(k) or original(self, k, e)
+        ScalarPath, "node", lambda self, k, e: calls.append(k) or original(self, k, e)
     )
-    pairs, findings, _ = analyse(CASES["long_chain"], ScalarTrace, monkeypatch)
+    pairs, findings, _ = analyse(CASES["long_chain"], ScalarPath, monkeypatch)
     assert [f.kind for f in findings] == ["underflow"]
     assert pairs[0]["status"] == "zero" and len(calls) > 1000

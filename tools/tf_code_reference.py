@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import re
@@ -330,7 +331,7 @@ def run_one(path: Path, values: str) -> dict:
     return out
 
 
-# --- the parent: headers, source labels, the document ----------------------------------------------
+# --- the parent: headers, source labels, the document ---------------------------------------
 HEADER = re.compile(r"^#\s*(values|expect|standalone|note):\s*(.*?)\s*$")
 EXPECT = re.compile(r"^call\s+(\d+)\s+source\s+(.+?):\s*(\w+)(?:\s+line\s+(\d+))?$")
 
@@ -402,8 +403,10 @@ def source_labels(tree: ast.AST, call: dict) -> list | None:
         return None
     keyword = "xs" if call["kind"] == "tf.gradients" else TAPE_KINDS[call["kind"]]
     arg = next((k.value for k in node.keywords if k.arg == keyword), None)
-    if arg is None and len(node.args) > 1 and not any(
-        isinstance(a, ast.Starred) for a in node.args[:2]
+    if (
+        arg is None
+        and len(node.args) > 1
+        and not any(isinstance(a, ast.Starred) for a in node.args[:2])
     ):
         arg = node.args[1]
     if arg is None:
@@ -411,9 +414,9 @@ def source_labels(tree: ast.AST, call: dict) -> list | None:
     if call["structure"] is None:  # the call raised: label the sources as written
         return literal_labels(arg)
     structure = ast.literal_eval(call["structure"])
-    if call["kind"] == "tf.gradients" and structure == [0]:
-        if not isinstance(arg, (ast.List, ast.Tuple)):
-            return [ast.unparse(arg)]  # tf.gradients wraps a single xs in a list
+    single = call["kind"] == "tf.gradients" and structure == [0]
+    if single and not isinstance(arg, (ast.List, ast.Tuple)):
+        return [ast.unparse(arg)]  # tf.gradients wraps a single xs in a list
     out: dict[int, str] = {}
 
     def walk(n, s, text):
@@ -428,9 +431,12 @@ def source_labels(tree: ast.AST, call: dict) -> list | None:
                 walk(v, s[k], ast.unparse(v) if v is not None else f"{text}[{k!r}]")
         else:
             elts = None
-            if isinstance(n, (ast.List, ast.Tuple)) and len(n.elts) == len(s):
-                if not any(isinstance(e, ast.Starred) for e in n.elts):
-                    elts = n.elts
+            if (
+                isinstance(n, (ast.List, ast.Tuple))
+                and len(n.elts) == len(s)
+                and not any(isinstance(e, ast.Starred) for e in n.elts)
+            ):
+                elts = n.elts
             for i, v in enumerate(s):
                 e = elts[i] if elts else None
                 walk(e, v, ast.unparse(e) if e is not None else f"{text}[{i}]")
@@ -469,15 +475,15 @@ def case_record(path: Path) -> dict:
                 raise SystemExit(f"{path.name}:{n}: no source {src}")
             item["source"] = labels[index] if index < len(labels) else None
         else:
-            try:  # compare as ast.unparse writes it: params["w"] is params['w']
+            # compare as ast.unparse writes it: params["w"] is params['w']
+            with contextlib.suppress(SyntaxError):
                 src = item["source"] = ast.unparse(ast.parse(src, mode="eval").body)
-            except SyntaxError:
-                pass
             if labels.count(src) != 1:
                 raise SystemExit(f"{path.name}:{n}: source {src!r} not one of {labels}")
             index = labels.index(src)
-        expect.append({"call": item["call"], "index": index, **{k: v for k, v in item.items()
-                                                                  if k != "call"}})
+        expect.append(
+            {"call": item["call"], "index": index, **{k: v for k, v in item.items() if k != "call"}}
+        )
     rec = {
         "id": path.stem,
         "file": path.relative_to(ROOT).as_posix(),

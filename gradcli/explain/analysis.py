@@ -48,8 +48,9 @@ from gradcli.core.graph import is_float
 from gradcli.core.ops import ZERO_GRAD
 from gradcli.core.printing import entry_line
 from gradcli.core.problem import Problem
+from gradcli.explain.numeric_zeros import ZeroTrace
 from gradcli.explain.report import STATUSES, Status  # noqa: F401
-from gradcli.explain.scalar_zeros import ScalarTrace as ZeroTrace
+from gradcli.explain.scalar_zeros import ScalarPath
 from gradcli.explain.structural_cuts import Reach, Sweep, gradient_slots
 from gradcli.explain.wording import INTEGER, NO_PATH, Words, reason
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
@@ -57,6 +58,7 @@ from gradcli.runtime.gcpause import paused
 
 CONNECTED, PARTIALLY_ZERO, ZERO = Status.CONNECTED, Status.PARTIALLY_ZERO, Status.ZERO
 UNCONNECTED, NON_FINITE = Status.UNCONNECTED, Status.NON_FINITE
+FAST_PATH = ScalarPath  # one-element gradients on plain Python values (scalar_zeros.py)
 MAX_PATHS = 10  # distinct paths listed per pair
 PATH_TRIES = 40  # causes whose path is traced (each trace walks a path: keep it bounded)
 
@@ -347,6 +349,6 @@ class Analysis:
             need.difference_update(self.values)
             if need:
                 self.values.update(run(graph, sorted(need), known=self.values, keep=True))
-            self.trace = ZeroTrace(graph, grads, self.values, self.seeds)
+            self.trace = ZeroTrace(graph, grads, self.values, self.seeds, FAST_PATH)
             self.trace.run()
         return self.trace

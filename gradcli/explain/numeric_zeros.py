@@ -125,14 +125,16 @@ def sum_to(arr: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 class ZeroTrace:
     """Label every zero element of every gradient on the recorded edges (see module doc)."""
 
-    def __init__(self, graph: Graph, grads: Gradients, values: dict, seeds):
+    def __init__(self, graph: Graph, grads: Gradients, values: dict, seeds, fast_path=None):
+        """fast_path: a strategy class for some nodes (ScalarPath: one-element gradients)."""
         self.graph = graph
         self.grads = grads
         self.values = values
         self.seeds = seeds
         self.labels = Labels()
         self.findings: list[Finding] = []
-        self.node_labels: dict[int, np.ndarray | None] = {}
+        self.node_labels: dict[int, np.ndarray | int | None] = {}
+        self.fast = fast_path(self) if fast_path is not None else None
 
     # --- values ------------------------------------------------------------------------
     def value(self, i) -> np.ndarray:
@@ -166,14 +168,10 @@ class ZeroTrace:
                 incoming.setdefault(y, []).append((None, None, seed))
         for k in sorted(self.grads.adjoints, reverse=True):
             edges = incoming.get(k, ())
-            if self._all_scalar(k, edges):
-                self.node_labels[k] = self._scalar_node(k, edges)
+            if self.fast is not None and self.fast.applies(k, edges):
+                self.node_labels[k] = self.fast.node(k, edges)
             else:
                 self.node_labels[k] = self._node(k, edges)
-
-    def _all_scalar(self, k: int, edges) -> bool:
-        """Whether node k takes the one-element fast path (see scalarzeros.py)."""
-        return False
 
     def labels_of(self, i: int) -> np.ndarray | None:
         """Node i's gradient labels as an array of its shape (None: nonzero everywhere)."""

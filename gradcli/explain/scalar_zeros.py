@@ -22,16 +22,19 @@ from gradcli.explain.numeric_zeros import (
 )
 
 
-class ScalarTrace(ZeroTrace):
-    """ZeroTrace with a fast path for one-element gradients (a long scalar chain).
+class ScalarPath:
+    """ZeroTrace's strategy for one-element gradients (a long scalar chain).
 
     Each method below repeats its array counterpart on plain Python values, creating the
     same findings in the same order; a one-element node's labels are stored as an int.
     """
 
-    def _all_scalar(self, k: int, edges) -> bool:
+    def __init__(self, trace: ZeroTrace):
+        self.t = trace
+
+    def applies(self, k: int, edges) -> bool:
         """Node k and every consumer it receives gradient from hold one element each."""
-        graph = self.graph
+        graph = self.t.graph
         if graph[k].size != 1:
             return False
         for m, _, _ in edges:
@@ -43,13 +46,13 @@ class ScalarTrace(ZeroTrace):
         """Node i's (one-element) value is exactly 0."""
         if i is ZERO_GRAD:
             return True
-        v = self.values[i]
+        v = self.t.values[i]
         if type(v) is float:
             return v == 0.0
         return bool(np.asarray(v).reshape(-1)[0] == 0)
 
     def _label(self, m: int) -> int:
-        labels = self.node_labels.get(m)
+        labels = self.t.node_labels.get(m)
         if labels is None:
             return NONZERO
         if isinstance(labels, int):
@@ -61,10 +64,10 @@ class ScalarTrace(ZeroTrace):
             return b
         if b < 0 or a == b:
             return a
-        return self.labels.of(self.labels.sets[a] | self.labels.sets[b])
+        return self.t.labels.of(self.t.labels.sets[a] | self.t.labels.sets[b])
 
-    def _scalar_node(self, k: int, edges) -> int | None:
-        if not self._zero(self.grads.adjoints[k]):
+    def node(self, k: int, edges) -> int | None:
+        if not self._zero(self.t.grads.adjoints[k]):
             return None
         acc, flows = NONZERO, False
         flowing, terms = [], []
@@ -81,7 +84,7 @@ class ScalarTrace(ZeroTrace):
         out = acc
         if flows:
             consumers = [m for m in flowing if m is not None]
-            label = self.new(
+            label = self.t.new(
                 CANCELLATION,
                 max(consumers, default=k),
                 k,
@@ -93,40 +96,40 @@ class ScalarTrace(ZeroTrace):
             )
             out = self._union(out, label)
         if out < 0:  # no recorded edge explains it (should not happen): say so honestly
-            out = self.new(ZERO_DERIVATIVE, k, k, None, 1, 1)
+            out = self.t.new(ZERO_DERIVATIVE, k, k, None, 1, 1)
         return out
 
     def _contribution(self, r):
         if isinstance(r, int):
-            return self.values[r]
-        return super()._contribution(r)
+            return self.t.values[r]
+        return self.t._contribution(r)
 
     def _scalar_seed(self, y: int, seed) -> int | None:
         if not bool(np.asarray(1.0 if seed is None else seed).reshape(-1)[0] == 0):
             return None
-        return self.new(ZERO_UPSTREAM, y, None, None, 1, 1)
+        return self.t.new(ZERO_UPSTREAM, y, None, None, 1, 1)
 
     def _scalar_edge(self, m: int, j: int, k: int, r) -> int | None:
         if not self._zero(r):
             return None
         up = self._label(m)
         labels = up
-        if up < 0 and self._zero(self._before_fit(r, m)):
-            labels = self.new(self._scalar_kind(m, j), m, k, j, 1, 1)
+        if up < 0 and self._zero(self.t._before_fit(r, m)):
+            labels = self.t.new(self._scalar_kind(m, j), m, k, j, 1, 1)
         if labels < 0:  # nonzero terms of a broadcast sum added up to zero
-            return self.new(CANCELLATION, m, k, j, 1, 1, broadcast=True)
+            return self.t.new(CANCELLATION, m, k, j, 1, 1, broadcast=True)
         return labels
 
     def _scalar_kind(self, m: int, j: int) -> str:
         """_kinds for one element."""
-        mnode = self.graph[m]
+        mnode = self.t.graph[m]
         behavior = REGISTRY[mnode.op].behavior
         if behavior is Behavior.KINK:
             return INACTIVE
         if behavior is Behavior.MASK and mnode.inputs[0] != mnode.inputs[1]:
             return MASK if self._zero(mnode.inputs[1 - j]) else UNDERFLOW
-        a = self.grads.adjoints[m]
-        g = 0.0 if a is ZERO_GRAD else self.values[a]
+        a = self.t.grads.adjoints[m]
+        g = 0.0 if a is ZERO_GRAD else self.t.values[a]
         if type(g) is float:
             return UNDERFLOW if abs(g) < np.finfo(np.float64).tiny else ZERO_DERIVATIVE
         g = np.asarray(g)
