@@ -75,6 +75,22 @@ UNARY_DOMAINS = {
     "relu": {"away": 0.2},
     "softplus": {"lo": -4, "hi": 4},
     "neg": {},
+    "erf": {},
+    "erfc": {},
+    "asin": {"lo": -0.9, "hi": 0.9},
+    "acos": {"lo": -0.9, "hi": 0.9},
+    "atan": {},
+    "sinh": {},
+    "cosh": {},
+    "asinh": {},
+    "acosh": {"lo": 1.1, "hi": 3.0},
+    "atanh": {"lo": -0.9, "hi": 0.9},
+    "expm1": {},
+    "log2": {"lo": 0.3, "hi": 3.0},
+    "log10": {"lo": 0.3, "hi": 3.0},
+    "reciprocal": {"away": 0.5},
+    "rsqrt": {"lo": 0.3, "hi": 3.0},
+    "cbrt": {"away": 0.3},
 }
 
 

@@ -86,6 +86,9 @@ BINARY = {
     "pow(x, y)": ({"lo": 0.4, "hi": 2.0}, {"lo": -1.5, "hi": 1.5}),
     "maximum(x, y)": ({}, {}),
     "minimum(x, y)": ({}, {}),
+    "atan2(x, y)": ({"away": 0.3}, {"away": 0.3}),
+    "xlogy(x, y)": ({"away": 0.2}, {"lo": 0.3, "hi": 2.0}),
+    "xdivy(x, y)": ({"away": 0.2}, {"away": 0.5}),
 }
 SHAPE_PAIRS = [((), ()), ((4,), (4,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3, 4)),
                ((2, 3, 4), (3, 1))]  # fmt: skip
@@ -244,6 +247,16 @@ SECOND_ORDER = {
     "relu(x) * x": {"away": 0.2},
     "abs(x) * x": {"away": 0.2},
     "x[1:] * x[:-1]": {},
+    "erf(x) + erfc(x) * x": {},
+    "asin(x) * acos(x) + atan(x)": {"lo": -0.9, "hi": 0.9},
+    "sinh(x) * cosh(x) + asinh(x)": {},
+    "acosh(x)": {"lo": 1.1, "hi": 3.0},
+    "atanh(x)": {"lo": -0.9, "hi": 0.9},
+    "expm1(x) * log2(x) + log10(x)": {"lo": 0.3, "hi": 3.0},
+    "reciprocal(x) + rsqrt(x * x)": {"away": 0.5},
+    "cbrt(x) * x": {"away": 0.3},
+    "atan2(x, x * x + 1)": {},
+    "xlogy(x, x * x + 0.5) + xdivy(x, x * x + 0.5)": {"away": 0.2},
 }
 
 

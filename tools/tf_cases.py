@@ -1,7 +1,8 @@
 """The cases of tools/tf_reference.py: gradcli text beside the equivalent TensorFlow code.
 
 This module holds the helpers; the cases live in tf_cases_ops.py (elementwise ops and
-their conventions), tf_cases_tensors.py (reductions, matmul, shapes), tf_cases_semantics.py
+their conventions), tf_cases_special.py (erf, inverse trig and hyperbolic functions,
+atan2, xlogy...), tf_cases_tensors.py (reductions, matmul, shapes), tf_cases_semantics.py
 (cond, stop_gradient, dtypes, connectivity, custom gradients, NaN propagation) and
 tf_cases_second_order.py (Hessians).
 
@@ -156,6 +157,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_ops  # noqa: F401
     import tf_cases_second_order  # noqa: F401
     import tf_cases_semantics  # noqa: F401
+    import tf_cases_special  # noqa: F401
     import tf_cases_tensors  # noqa: F401
 
     return CASES, HESSIANS

@@ -1,0 +1,398 @@
+"""Special elementwise functions: erf, inverse trig and hyperbolic functions, logarithms to
+other bases, reciprocals, atan2, xlogy/xdivy, lgamma and digamma.
+
+One block per op, forward beside its gradient rules, which follow TensorFlow's formulas
+(math_grad.py: _ErfGrad, _AsinGrad, _Atan2Grad, _XLogyGrad, ...) node for node, so that
+gradients round as TensorFlow's do and second derivatives go through graph-op rules.
+log2, log10 and cbrt are not TensorFlow ops: they follow tf.experimental.numpy's
+definitions (log(x) / log(2), and where(x < 0, -|x|**(1/3), |x|**(1/3))).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gradcli.core.ops.elementwise import _x, _y, binary, unary
+from gradcli.core.ops.infer import elementwise
+from gradcli.core.ops.sym import each, each_at
+
+
+def _vectorize(fn, at_error=math.nan):
+    """A numpy forward from a Python-float function (libm's erf, lgamma: numpy has none)."""
+
+    def safe(v):
+        try:
+            return fn(v)
+        except (ValueError, OverflowError):
+            return at_error
+
+    ufunc = np.frompyfunc(safe, 1, 1)
+
+    def forward(x):
+        x = np.asarray(x)
+        return ufunc(x).astype(x.dtype)[()]
+
+    return forward, safe
+
+
+def _one(b, n):
+    return b.const(1.0, like=_x(n))
+
+
+# --- erf, erfc ---------------------------------------------------------------------------
+_TWO_OVER_ROOT_PI = 2 / math.sqrt(math.pi)
+
+
+def _erf_rule(factor):
+    # (g * (+-2/sqrt(pi))) * exp(-square(x)), TensorFlow's _ErfGrad and _ErfcGrad
+    def rule(b, n, g):
+        x = _x(n)
+        return b.mul(b.mul(g, b.const(factor, like=x)), b.exp(b.neg(b.square(x))))
+
+    return rule
+
+
+_erf, _erf_scalar = _vectorize(math.erf)
+_erfc, _erfc_scalar = _vectorize(math.erfc)
+unary("erf", _erf, _erf_scalar, _erf_rule(_TWO_OVER_ROOT_PI), sympy=each(lambda sp, x: sp.erf(x)))
+unary(
+    "erfc",
+    _erfc,
+    _erfc_scalar,
+    _erf_rule(-_TWO_OVER_ROOT_PI),
+    sympy=each(lambda sp, x: sp.erfc(x)),
+)
+
+
+# --- asin, acos, atan --------------------------------------------------------------------
+def _inv_sqrt_one_minus_square(b, n):
+    # reciprocal(sqrt(1 - square(x))): inf at x = +-1, nan outside [-1, 1]
+    return b.reciprocal(b.sqrt(b.sub(_one(b, n), b.square(_x(n)))))
+
+
+unary(
+    "asin",
+    np.arcsin,
+    math.asin,
+    lambda b, n, g: b.mul(g, _inv_sqrt_one_minus_square(b, n)),
+    sympy=each(lambda sp, x: sp.asin(x)),
+)
+unary(
+    "acos",
+    np.arccos,
+    math.acos,
+    lambda b, n, g: b.mul(b.neg(g), _inv_sqrt_one_minus_square(b, n)),
+    sympy=each(lambda sp, x: sp.acos(x)),
+)
+unary(
+    "atan",
+    np.arctan,
+    math.atan,
+    lambda b, n, g: b.mul(g, b.reciprocal(b.add(_one(b, n), b.square(_x(n))))),
+    sympy=each(lambda sp, x: sp.atan(x)),
+)
+
+# --- sinh, cosh, asinh, acosh, atanh -------------------------------------------------------
+unary(
+    "sinh",
+    np.sinh,
+    math.sinh,
+    lambda b, n, g: b.mul(g, b.cosh(_x(n))),
+    sympy=each(lambda sp, x: sp.sinh(x)),
+    overflows=True,
+)
+unary(
+    "cosh",
+    np.cosh,
+    math.cosh,
+    lambda b, n, g: b.mul(g, b.sinh(_x(n))),
+    sympy=each(lambda sp, x: sp.cosh(x)),
+    overflows=True,
+)
+# asinh' and acosh' divide by cosh and sinh of the op's output (TensorFlow's rules)
+unary(
+    "asinh",
+    np.arcsinh,
+    math.asinh,
+    lambda b, n, g: b.div(g, b.cosh(n.id)),
+    sympy=each(lambda sp, x: sp.asinh(x)),
+)
+unary(
+    "acosh",
+    np.arccosh,
+    math.acosh,
+    lambda b, n, g: b.div(g, b.sinh(n.id)),
+    sympy=each(lambda sp, x: sp.acosh(x)),
+)
+unary(
+    "atanh",
+    np.arctanh,
+    math.atanh,
+    lambda b, n, g: b.mul(g, b.reciprocal(b.sub(_one(b, n), b.square(_x(n))))),
+    sympy=each(lambda sp, x: sp.atanh(x)),
+)
+
+# --- expm1, log2, log10 ------------------------------------------------------------------
+unary(
+    "expm1",
+    np.expm1,
+    math.expm1,
+    lambda b, n, g: b.mul(g, b.exp(_x(n))),
+    sympy=each(lambda sp, x: sp.exp(x) - 1),
+    overflows=True,
+)
+
+
+def _log_base(name, base):
+    ln = math.log(base)  # tf.experimental.numpy: log(x) / np.log(base)
+
+    def forward(x):
+        x = np.asarray(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (np.log(x) / x.dtype.type(ln))[()]
+
+    def rule(b, n, g):
+        # the gradient of div(log(x), ln) then of log: (g / ln) * (1 / x)
+        x = _x(n)
+        return b.mul(b.div(g, b.const(ln, like=x)), b.div(_one(b, n), x))
+
+    unary(
+        name,
+        forward,
+        lambda x: math.log(x) / ln,
+        rule,
+        sympy=each(lambda sp, x: sp.log(x) / sp.log(base)),
+        doc=f"log(x) / log({base}), as tf.experimental.numpy.{name}",
+    )
+
+
+_log_base("log2", 2)
+_log_base("log10", 10)
+
+
+# --- reciprocal, rsqrt -------------------------------------------------------------------
+def _reciprocal(x):
+    x = np.asarray(x)
+    with np.errstate(divide="ignore"):
+        return (x.dtype.type(1.0) / x)[()] if x.dtype.kind == "f" else 1.0 / x
+
+
+unary(
+    "reciprocal",
+    _reciprocal,
+    lambda x: 1.0 / x,
+    lambda b, n, g: b.reciprocal_grad(n.id, g),
+    sympy=each(lambda sp, x: 1 / x),
+    pole=lambda x: x == 0,
+)
+
+
+def _rsqrt(x):
+    x = np.asarray(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (x.dtype.type(1.0) / np.sqrt(x))[()]
+
+
+unary(
+    "rsqrt",
+    _rsqrt,
+    lambda x: 1.0 / math.sqrt(x),
+    lambda b, n, g: b.rsqrt_grad(n.id, g),
+    sympy=each(lambda sp, x: 1 / sp.sqrt(x)),
+)
+
+
+# reciprocal_grad(y, dy) = -(y * y) * dy, and +0 where dy == 0 (TensorFlow's ReciprocalGrad
+# kernel: an infinite y meets a zero gradient without a nan)
+def _reciprocal_grad(y, dy):
+    with np.errstate(all="ignore"):
+        out = np.negative(np.multiply(y, y)) * dy
+    return np.where(np.equal(dy, 0), np.zeros((), out.dtype), out)[()]
+
+
+def _reciprocal_grad_grad_y(b, n, g):
+    # TensorFlow's _ReciprocalGradGrad: (g * -2) * dy * y
+    y, dy = n.inputs
+    return b.mul(b.mul(b.mul(g, b.const(-2.0, like=y)), dy), y)
+
+
+binary(
+    "reciprocal_grad",
+    _reciprocal_grad,
+    lambda y, dy: 0.0 if dy == 0.0 else -(y * y) * dy,
+    (_reciprocal_grad_grad_y, lambda b, n, g: b.reciprocal_grad(_x(n), g)),
+    public=False,
+    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else -(xs[0] ** 2) * xs[1]),
+    overflows=True,
+)
+
+
+# rsqrt_grad(y, dy) = -0.5 * (dy * y) * (y * y), and +0 where dy or y * y is 0 (TensorFlow's
+# RsqrtGrad kernel multiplies without nan: 0 * inf is 0 there)
+def _rsqrt_grad(y, dy):
+    with np.errstate(all="ignore"):
+        yy = np.multiply(y, y)
+        out = -0.5 * np.multiply(dy, y) * yy
+    zero = np.equal(dy, 0) | np.equal(yy, 0)
+    return np.where(zero, np.zeros((), out.dtype), out)[()]
+
+
+def _rsqrt_grad_scalar(y, dy):
+    yy = y * y
+    return 0.0 if dy == 0.0 or yy == 0.0 else -0.5 * (dy * y) * yy
+
+
+def _rsqrt_grad_grad_y(b, n, g):
+    # TensorFlow's _RsqrtGradGrad: ((-1.5 * g) * dy) * square(y)
+    y, dy = n.inputs
+    return b.mul(b.mul(b.mul(b.const(-1.5, like=y), g), dy), b.square(y))
+
+
+binary(
+    "rsqrt_grad",
+    _rsqrt_grad,
+    _rsqrt_grad_scalar,
+    (_rsqrt_grad_grad_y, lambda b, n, g: b.rsqrt_grad(_x(n), g)),
+    public=False,
+    sympy=each_at(
+        lambda sp, xs, vs: (
+            sp.Integer(0) if vs[1] == 0 or vs[0] * vs[0] == 0 else -(xs[1] * xs[0] ** 3) / 2
+        )
+    ),
+    overflows=True,
+)
+
+
+# --- atan2(y, x) ---------------------------------------------------------------------------
+def _atan2_grad_inv(b, n, g):
+    y, x = n.inputs
+    return b.div(g, b.add(b.square(y), b.square(x)))
+
+
+binary(
+    "atan2",
+    np.arctan2,
+    math.atan2,
+    (
+        lambda b, n, g: b.mul(_y(n), _atan2_grad_inv(b, n, g)),
+        lambda b, n, g: b.mul(b.neg(_x(n)), _atan2_grad_inv(b, n, g)),
+    ),
+    infer=elementwise("atan2", floats=True),
+    sympy=each(lambda sp, y, x: sp.atan2(y, x)),
+    accepts="float",
+    doc="atan2(y, x): the angle of the point (x, y); its gradient at (0, 0) is nan",
+)
+
+
+# --- cbrt ----------------------------------------------------------------------------------
+_THIRD = 1.0 / 3
+
+
+def _cbrt(x):
+    x = np.asarray(x)
+    rt = np.power(np.abs(x), x.dtype.type(_THIRD))
+    return np.where(x < 0, -rt, rt)[()]
+
+
+def _cbrt_scalar(x):
+    rt = math.pow(abs(x), _THIRD)
+    return -rt if x < 0 else rt
+
+
+def _cbrt_grad(b, n, g):
+    # tf.experimental.numpy's where(x < 0, -rt, rt), rt = abs(x) ** (1/3), differentiated as
+    # TensorFlow does: where, then pow's (g * y) * x^(y - 1), then abs' = sign. At 0 this is
+    # inf * sign(0) = nan.
+    x = _x(n)
+    zero, third = b.const(0.0, like=x), b.const(_THIRD, like=x)
+    negative = b.less(x, zero)
+    g_rt = b.add(b.where(negative, zero, g), b.neg(b.where(negative, g, zero)))
+    d_rt = b.mul(b.mul(g_rt, third), b.pow(b.abs(x), b.sub(third, _one(b, n))))
+    return b.mul(d_rt, b.sign(x))
+
+
+def _cbrt_sympy(sp, xs, vs):
+    (x,), (v,) = xs, vs
+    return -((-x) ** sp.Rational(1, 3)) if v < 0 else x ** sp.Rational(1, 3)
+
+
+unary("cbrt", _cbrt, _cbrt_scalar, _cbrt_grad, sympy=each_at(_cbrt_sympy))
+
+
+# --- xlogy, xdivy: 0 where x == 0, and so is the gradient to both inputs ------------------
+def _x_is_nonzero(b, n):
+    # cast(not_equal(x, 0), dtype) as a where (the same values)
+    x = _x(n)
+    return b.where(b.not_equal(x, b.const(0.0, like=x)), _one(b, n), b.const(0.0, like=x))
+
+
+def _xlogy(x, y):
+    with np.errstate(all="ignore"):
+        out = np.multiply(x, np.log(y))
+    return np.where(np.equal(x, 0), np.zeros((), out.dtype), out)[()]
+
+
+def _xlogy_scalar(x, y):
+    if x == 0.0:
+        return 0.0
+    return x * math.log(y)
+
+
+def _x_zero_at_point(forward):
+    # finite differences: where x is 0 at the point, the op is the constant 0 (TensorFlow's
+    # gradient to both inputs is 0 there)
+    def at_point(node, args, raw):
+        out = np.asarray(forward(*args))
+        return np.where(np.equal(raw[0], 0), np.zeros((), out.dtype), out)
+
+    return at_point
+
+
+binary(
+    "xlogy",
+    _xlogy,
+    _xlogy_scalar,
+    (
+        lambda b, n, g: b.mul(b.xlogy(_x_is_nonzero(b, n), _y(n)), g),
+        lambda b, n, g: b.mul(b.xdivy(_x(n), _y(n)), g),
+    ),
+    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[0] == 0 else xs[0] * sp.log(xs[1])),
+    at_point=_x_zero_at_point(_xlogy),
+    infer=elementwise("xlogy", floats=True),
+    accepts="float",
+    overflows=True,
+    pole=lambda x, y: (y == 0) & (x != 0),
+    pole_input=1,
+    doc="x * log(y), and 0 where x == 0 (even where y is 0 or nan)",
+)
+
+
+def _xdivy(x, y):
+    with np.errstate(all="ignore"):
+        out = np.true_divide(x, y)
+    return np.where(np.equal(x, 0), np.zeros((), out.dtype), out)[()]
+
+
+def _xdivy_scalar(x, y):
+    return 0.0 if x == 0.0 else x / y
+
+
+binary(
+    "xdivy",
+    _xdivy,
+    _xdivy_scalar,
+    (
+        lambda b, n, g: b.mul(b.xdivy(_x_is_nonzero(b, n), _y(n)), g),
+        lambda b, n, g: b.mul(b.xdivy(b.neg(_x(n)), b.pow(_y(n), b.const(2.0, like=_y(n)))), g),
+    ),
+    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[0] == 0 else xs[0] / xs[1]),
+    at_point=_x_zero_at_point(_xdivy),
+    infer=elementwise("xdivy", floats=True),
+    accepts="float",
+    overflows=True,
+    pole=lambda x, y: (y == 0) & (x != 0),
+    pole_input=1,
+    doc="x / y, and 0 where x == 0 (even where y is 0 or nan)",
+)
