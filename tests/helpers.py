@@ -75,6 +75,16 @@ UNARY_DOMAINS = {
     "relu": {"away": 0.2},
     "softplus": {"lo": -4, "hi": 4},
     "neg": {},
+    "leaky_relu": {"away": 0.2},
+    "relu6": {"away": 0.2},
+    "hard_sigmoid": {"lo": -4, "hi": 4},
+    "elu": {"away": 0.2},
+    "selu": {"away": 0.2},
+    "silu": {},
+    "swish": {},
+    "softsign": {"away": 0.2},
+    "log_sigmoid": {"lo": -4, "hi": 4},
+    "mish": {"lo": -4, "hi": 4},
 }
 
 
