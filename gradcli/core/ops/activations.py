@@ -12,7 +12,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from gradcli.core.ops.elementwise import _sigmoid, _softplus, _x, _y, binary, unary
+from gradcli.core.ops import elementwise as ew
+from gradcli.core.ops.elementwise import _x, _y, binary, unary
 from gradcli.core.ops.infer import elementwise, need_float, normalize_axes
 from gradcli.core.ops.reduce import _extreme, _lowest
 from gradcli.core.ops.registry import (
@@ -38,15 +39,6 @@ def _exp_minus_one(x):
         return np.exp(x) - x.dtype.type(1.0)
 
 
-def _sympy_sigmoid(sp, x, v):
-    # the form that does not overflow at the point
-    return 1 / (1 + sp.exp(-x)) if not v < 0 else sp.exp(x) / (1 + sp.exp(x))
-
-
-def _sympy_softplus(sp, x, v):
-    return x + sp.log(1 + sp.exp(-x)) if v > 0 else sp.log(1 + sp.exp(x))
-
-
 # --- leaky_relu ----------------------------------------------------------------------------
 def _alpha(attrs) -> float:
     # TensorFlow's LeakyRelu stores alpha as a float32 attribute: 0.2 is 0.20000000298...
@@ -70,21 +62,12 @@ def _leaky_infer(name):
 def _leaky_bind(attrs):
     alpha = _alpha(attrs)
 
-    def leaky_relu(x):
-        x = np.asarray(x)
-        return np.where(x > 0, x, x * x.dtype.type(alpha))[()]
+    def leaky_relu(v, x=None):
+        # the forward leaky_relu(x), and TensorFlow's LeakyReluGrad(g, x): x > 0 ? g : alpha * g
+        v = np.asarray(v)
+        return np.where(np.greater(v if x is None else x, 0), v, v * v.dtype.type(alpha))[()]
 
     return leaky_relu
-
-
-def _leaky_grad_bind(attrs):
-    alpha = _alpha(attrs)
-
-    def leaky_relu_grad(g, x):
-        g = np.asarray(g)
-        return np.where(np.greater(x, 0), g, g * g.dtype.type(alpha))[()]
-
-    return leaky_relu_grad
 
 
 def _leaky_sympy(sp, attrs, args, values):
@@ -121,7 +104,7 @@ register(
     Op(
         "leaky_relu_grad",  # TensorFlow's LeakyReluGrad(g, x): x > 0 ? g : alpha * g
         _leaky_infer("leaky_relu_grad"),
-        bind=_leaky_grad_bind,
+        bind=_leaky_bind,
         grads=(
             lambda b, n, g: b.leaky_relu_grad(g, _y(n), alpha=n.attrs.get("alpha", 0.2)),
             lambda b, n, g: ZERO_GRAD,
@@ -325,7 +308,7 @@ binary(
 # --- silu (swish), softsign, log_sigmoid, mish ----------------------------------------------
 def _silu(x):
     x = np.asarray(x)
-    return (x * _sigmoid(x))[()]
+    return (x * ew._sigmoid(x))[()]
 
 
 def _silu_grad(b, n, g):
@@ -341,7 +324,7 @@ SILU = unary(
     _silu,
     None,
     _silu_grad,
-    sympy=each_at(lambda sp, xs, vs: xs[0] * _sympy_sigmoid(sp, xs[0], vs[0])),
+    sympy=each_at(lambda sp, xs, vs: xs[0] * ew._sigmoid_sympy(sp, xs, vs)),
     doc="x * sigmoid(x), tf.nn.silu (also named swish)",
 )
 register(replace(SILU, name="swish", doc="x * sigmoid(x), the same op as silu"))
@@ -375,7 +358,7 @@ unary(
 
 def _log_sigmoid(x):
     # tf.math.log_sigmoid: -softplus(-x)
-    return np.negative(_softplus(np.negative(x)))
+    return np.negative(ew._softplus(np.negative(x)))
 
 
 def _log_sigmoid_grad(b, n, g):
@@ -388,14 +371,14 @@ unary(
     _log_sigmoid,
     None,
     _log_sigmoid_grad,
-    sympy=each_at(lambda sp, xs, vs: -_sympy_softplus(sp, -xs[0], -vs[0])),
+    sympy=each_at(lambda sp, xs, vs: -ew._softplus_sympy(sp, (-xs[0],), (-vs[0],))),
 )
 
 
 def _mish(x):
     # Keras 3's mish: x * tanh(softplus(x))
     x = np.asarray(x)
-    return (x * np.tanh(_softplus(x)))[()]
+    return (x * np.tanh(ew._softplus(x)))[()]
 
 
 def _mish_grad(b, n, g):
@@ -410,7 +393,7 @@ unary(
     _mish,
     None,
     _mish_grad,
-    sympy=each_at(lambda sp, xs, vs: xs[0] * sp.tanh(_sympy_softplus(sp, xs[0], vs[0]))),
+    sympy=each_at(lambda sp, xs, vs: xs[0] * sp.tanh(ew._softplus_sympy(sp, xs, vs))),
     doc="x * tanh(softplus(x)), keras.activations.mish",
 )
 
