@@ -91,6 +91,16 @@ UNARY_DOMAINS = {
     "reciprocal": {"away": 0.5},
     "rsqrt": {"lo": 0.3, "hi": 3.0},
     "cbrt": {"away": 0.3},
+    "leaky_relu": {"away": 0.2},
+    "relu6": {"away": 0.2},
+    "hard_sigmoid": {"lo": -4, "hi": 4},
+    "elu": {"away": 0.2},
+    "selu": {"away": 0.2},
+    "silu": {},
+    "swish": {},
+    "softsign": {"away": 0.2},
+    "log_sigmoid": {"lo": -4, "hi": 4},
+    "mish": {"lo": -4, "hi": 4},
 }
 
 

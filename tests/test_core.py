@@ -200,12 +200,12 @@ inputs:
   a: [1.0, -2.0, 0.5]
   b: [2.0, 3.0, 4.0]
 functions:
-  softsign:
+  soft_sign:
     params: [v]
     body: v / (1 + abs(v))
   scaled:
     params: [u, s]
-    body: softsign(u) * s
+    body: soft_sign(u) * s
   halfgrad:
     params: [u, s]
     body: u * s

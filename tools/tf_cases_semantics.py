@@ -372,9 +372,9 @@ spec(
 spec(
     "function_inlined",
     {"x": [0.5, -1.0, 0.0]},
-    {"f": "softsign(x) * softsign(x * 2)"},
+    {"f": "soft_sign(x) * soft_sign(x * 2)"},
     lambda v: (v.x / (1.0 + tf.abs(v.x))) * ((v.x * 2.0) / (1.0 + tf.abs(v.x * 2.0))),
-    functions={"softsign": {"params": ["v"], "body": "v / (1 + abs(v))"}},
+    functions={"soft_sign": {"params": ["v"], "body": "v / (1 + abs(v))"}},
     note="x reaches f by four paths; the order in which their contributions are added "
     "differs from TensorFlow's AddN, so the last bit may differ",
 )

@@ -504,6 +504,16 @@ def _attribute(opname: str, attr: Attr, value, pos: Pos):
         if isinstance(value, Lit) and value.value.shape == () and value.value in (0, 1):
             return bool(value.value)  # true, false, 1 or 0
         raise GradcliError(f"{opname}: {name} must be true or false", pos)
+    if kind is AttrKind.FLOAT:
+        number = value.value if isinstance(value, Lit) else None
+        if (
+            number is not None
+            and number.shape == ()
+            and number.dtype != bool
+            and np.isfinite(number)
+        ):
+            return float(number)
+        raise GradcliError(f"{opname}: {name} must be {kind.value}", pos)
     # AXES, AXIS, INTS: an integer (an axis) or a list of integers
     if isinstance(value, Lit) and value.value.shape == () and kind is not AttrKind.INTS:
         return _constant_int(value, f"{opname}: {name}", pos)

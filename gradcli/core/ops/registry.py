@@ -57,6 +57,7 @@ class AttrKind(Enum):
     AXIS = "one integer"  # one axis
     INTS = "a list of integers"  # shape, axes (a permutation)
     BOOL = "true or false"  # keepdims, exclusive, reverse
+    FLOAT = "a finite number"  # alpha of leaky_relu
     DTYPE = "a string such as 'float32'"
 
 
