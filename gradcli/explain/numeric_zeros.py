@@ -91,6 +91,8 @@ class Labels:
         """Union over axes (keepdims); NONZERO where any element of the group is NONZERO."""
         if not axes:
             return arr
+        if arr.size == 0:  # empty groups: no gradient element reaches these elements
+            return np.full(tuple(1 if a in axes else d for a, d in enumerate(arr.shape)), UNFED)
         flows = (arr < 0).any(axis=axes, keepdims=True)
         lo = arr.min(axis=axes, keepdims=True)
         hi = arr.max(axis=axes, keepdims=True)
