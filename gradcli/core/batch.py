@@ -16,11 +16,14 @@ import numpy as np
 from gradcli.core.autodiff import Gradients, gradients
 from gradcli.core.executor import exec_inputs, resolve_conds, run
 from gradcli.core.graph import COND_OP, CONST_OP, INPUT_OP
-from gradcli.core.ops import REGISTRY, ZERO_GRAD
+from gradcli.core.ops import REGISTRY, ZERO_GRAD, AttrKind, Behavior
 from gradcli.core.problem import Problem
 from gradcli.runtime.gcpause import paused
 
-_NOT_BATCHABLE = frozenset({"cond", "broadcast_to"})  # per-point branches, fixed shapes
+
+def _batchable(op) -> bool:
+    """An elementwise op runs over a leading batch axis unless it branches or fixes its shape."""
+    return op.behavior is not Behavior.BRANCH and not any(a.kind is AttrKind.INTS for a in op.attrs)
 
 
 @dataclass
@@ -50,7 +53,7 @@ def prepare(problem: Problem) -> Batch:
         if flag:
             node = graph[i]
             op = node.op
-            if node.shape != () or op in _NOT_BATCHABLE:
+            if node.shape != () or not _batchable(REGISTRY[op]):
                 vectorised = False
                 break
             if op not in (INPUT_OP, CONST_OP) and not REGISTRY[op].elementwise:

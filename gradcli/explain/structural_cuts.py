@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gradcli.core.graph import COND_OP, CUSTOM_OP, Graph, is_float
+from gradcli.core.ops import REGISTRY
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +58,7 @@ def gradient_slots(problem):
 
 
 def is_predicate_slot(node, slot: int) -> bool:
-    return node.op in ("cond", "where") and slot == 0
+    return slot == 0 and REGISTRY[node.op].accepts == "select"  # where's, cond's condition
 
 
 def is_unresolved_cond(node) -> bool:
