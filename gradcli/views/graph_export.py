@@ -9,7 +9,7 @@ red; an edge along which no gradient flows is dashed (red, or grey for an untake
 from __future__ import annotations
 
 from gradcli.views import graph_model as gv
-from gradcli.views.format import SCHEMA
+from gradcli.views.format import SCHEMA, dims, shape_text
 
 # DOT attributes per kind of node
 DOT_STYLE = {
@@ -52,13 +52,9 @@ def _style_key(vn: gv.ViewNode) -> str:
     return "literal" if vn.op == "const" else "forward"
 
 
-def _shape(shape) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
 def _lines(view: gv.GraphView, vn: gv.ViewNode) -> list[str]:
     """The text of a node box: label, op and type, markings, explain's blame, spec line."""
-    lines = [vn.label, f"{vn.op} {_shape(vn.shape)} {vn.dtype}"]
+    lines = [vn.label, f"{vn.op} {shape_text(vn.shape)} {vn.dtype}"]
     words = [MARK_WORDS[m] for m in vn.marks if m in MARK_WORDS]
     if vn.op == "input" and gv.CONSTANT in vn.marks:
         words.insert(0, "constant")
@@ -192,7 +188,7 @@ def to_json(view: gv.GraphView) -> dict:
             {
                 "id": vn.id,
                 "op": vn.op,
-                "shape": list(vn.shape),
+                "shape": dims(vn.shape),
                 "dtype": vn.dtype,
                 "line": vn.line,
                 "kind": vn.kind,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.views import graph_model as gv
-from gradcli.views.format import number
+from gradcli.views.format import nested, number, shape_text, short_number
 
 MAX_DEPTH = 24
 
@@ -53,29 +53,15 @@ def summary(value, dtype: str) -> str:
         return "[]"
     if arr.shape == ():
         v = arr[()]
-        return number(v) if not np.issubdtype(arr.dtype, np.floating) else _short(float(v))
+        return number(v) if not np.issubdtype(arr.dtype, np.floating) else short_number(float(v))
     if arr.size <= 6:
-        texts = iter([_short(v) for v in arr.ravel().tolist()])
-        return _nested(arr.shape, texts)
+        return nested(arr.shape, [short_number(v) for v in arr.ravel().tolist()], ", ")
     finite = arr[np.isfinite(arr)] if np.issubdtype(arr.dtype, np.floating) else arr
     if finite.size == 0:
         return "all non-finite"
-    text = f"min {_short(finite.min())}, max {_short(finite.max())}"
+    text = f"min {short_number(finite.min())}, max {short_number(finite.max())}"
     bad = arr.size - finite.size
     return text + (f", {bad} non-finite" if bad else "")
-
-
-def _nested(shape, texts) -> str:
-    """Texts laid out as a nested list of the given shape (iterative, row by row)."""
-    rows = [next(texts) for _ in range(int(np.prod(shape)))]
-    for d in reversed(shape):
-        rows = ["[" + ", ".join(rows[k : k + d]) + "]" for k in range(0, len(rows), d)]
-    return rows[0]
-
-
-def _short(v) -> str:
-    text = number(v)
-    return text if len(text) <= 10 else f"{float(v):.6g}"
 
 
 class TreePrinter:
@@ -92,6 +78,7 @@ class TreePrinter:
             self.by_target.setdefault(e.target, {})[e.slot] = e
 
     def sym(self, s: str) -> str:
+        """A symbol, or its ASCII stand-in when the console cannot encode it."""
         return ASCII.get(s, s) if self.plain else s
 
     def trees(self):
@@ -104,6 +91,7 @@ class TreePrinter:
                 yield from self.gradient_section(x)
 
     def print(self) -> None:
+        """Print every section, then the inputs and entries no output uses."""
         from rich.text import Text
 
         view = self.view
@@ -114,6 +102,7 @@ class TreePrinter:
             self.console.print(Text("not used by the outputs: " + ", ".join(unused), style="dim"))
 
     def gradient_section(self, x: int):
+        """The section of one gradient: its heading with explain's finding, then its tree."""
         from rich.text import Text
 
         view = self.view
@@ -230,7 +219,7 @@ class TreePrinter:
             parts.append((f"  {op}" + (f"({attrs})" if attrs else ""), "cyan"))
         else:  # the label already shows the attributes
             parts.append((f"  {vn.id if vn.label != vn.id else vn.op}", "cyan"))
-        parts.append((f"  {_shape(vn.shape)} {vn.dtype}", "dim"))
+        parts.append((f"  {shape_text(vn.shape)} {vn.dtype}", "dim"))
         if self.view.with_values and vn.value is not gv.NOT_EVALUATED:
             parts.append((f"  = {summary(vn.value, vn.dtype)}", None))
         for mark in vn.marks:
@@ -246,6 +235,7 @@ class TreePrinter:
         return _text(parts)
 
     def note(self, symbol: str, words: str):
+        """A dim line in the tree: a symbol and words."""
         from rich.text import Text
 
         return Text(f"{self.sym(symbol)} {words}", style="dim")
@@ -281,10 +271,6 @@ def plain_lines(tree, ascii_only: bool = False):
         yield prefix + (end if last else fork) + node.label.plain
         if node.children:
             stack.append((prefix + (space if last else cont), list(reversed(node.children))))
-
-
-def _shape(shape) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def print_tree(view: gv.GraphView, console) -> None:
