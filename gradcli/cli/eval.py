@@ -140,7 +140,7 @@ def warn_disagreement(report) -> None:
 
 def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, points=None) -> int:
     if points is not None:
-        from gradcli.cli.points import run_points
+        from gradcli.cli.eval_points import run_points
         from gradcli.runtime.errors import GradcliError
 
         if fmt not in (None, "json"):
