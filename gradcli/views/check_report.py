@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli.check.compare import InputCheck
 from gradcli.check.run import CheckReport
-from gradcli.views.format import dims, error_number, jsonable, number, pretty, shape_text
+from gradcli.views.format import SCHEMA, dims, error_number, jsonable, number, pretty, shape_text
 
 METHOD_NAMES = {"sympy": "SymPy's derivative", "fd": "finite differences"}
 
@@ -76,6 +76,14 @@ def document(report: CheckReport) -> dict:
         ],
         "evaluations": report.evaluations,
     }
+    return doc
+
+
+def check_document(report: CheckReport, symbolic: bool) -> dict:
+    """check's whole JSON document (schema 1): the report, and the formulas with --symbolic."""
+    doc = {"schema": SCHEMA, **document(report)}
+    if symbolic:
+        doc["formulas"] = formulas_document(report)
     return doc
 
 
@@ -228,6 +236,24 @@ def print_tables(report: CheckReport, out, width: int) -> None:
                     f"{number(w['gradient'])}, derivative {number(w['derivative'])}",
                     soft_wrap=True,
                 )
+
+
+def print_summary(report: CheckReport, out) -> None:
+    """The summary line, green when everything agrees, else bold red."""
+    from rich.markup import escape
+
+    style = "green" if report.ok else "bold red"
+    out.print(f"[{style}]{escape(summary(report))}[/]", soft_wrap=True)
+
+
+def print_report(report: CheckReport, symbolic: bool, out) -> None:
+    """check's table output: the tables, the --symbolic formulas and the summary line."""
+    print_tables(report, out, 40)
+    if symbolic:
+        out.print()
+        print_formulas(report, out)
+    out.print()
+    print_summary(report, out)
 
 
 def print_formulas(report: CheckReport, out) -> None:

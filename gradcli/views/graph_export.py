@@ -8,8 +8,10 @@ red; an edge along which no gradient flows is dashed (red, or grey for an untake
 
 from __future__ import annotations
 
+import sys
+
 from gradcli.views import graph_model as gv
-from gradcli.views.format import SCHEMA, dims, shape_text
+from gradcli.views.format import SCHEMA, dims, dumps, shape_text
 
 # DOT attributes per kind of node
 DOT_STYLE = {
@@ -225,3 +227,17 @@ def to_json(view: gv.GraphView) -> dict:
                 "reason": finding.reason if finding else None,
             }
     return doc
+
+
+def write(view: gv.GraphView, fmt: str, stream) -> None:
+    """Write the view to stream as a tree, DOT, Mermaid or JSON."""
+    if fmt == "tree":
+        from gradcli.views.graph_tree import print_tree, tree_console
+
+        print_tree(view, tree_console(stream, colour=stream is sys.stdout))
+    elif fmt == "dot":
+        stream.write(to_dot(view))
+    elif fmt == "mermaid":
+        stream.write(to_mermaid(view))
+    else:
+        stream.write(dumps(to_json(view)) + "\n")

@@ -8,12 +8,15 @@ below, so a 100,000-node chain prints without guides wider than the screen.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from gradcli.views import graph_model as gv
 from gradcli.views.format import nested, number, shape_text, short_number
 
 MAX_DEPTH = 24
+TREE_WIDTH = 1000  # lines are never wrapped when the tree goes to a file or a pipe
 
 # marking -> (symbol, words, style); ASCII symbols stand in when the output cannot encode these
 MARKS = {
@@ -276,3 +279,19 @@ def plain_lines(tree, ascii_only: bool = False):
 def print_tree(view: gv.GraphView, console) -> None:
     """Print the tree of a GraphView on a Rich console."""
     TreePrinter(view, console).print()
+
+
+def tree_console(stream, colour: bool):
+    """A Rich console for the tree: colour only on a terminal; unwrapped lines elsewhere."""
+    from rich.console import Console
+
+    terminal = stream.isatty()
+    return Console(
+        file=stream,
+        no_color=not colour or not terminal or bool(os.environ.get("NO_COLOR")),
+        width=None if terminal else TREE_WIDTH,
+        highlight=False,
+        soft_wrap=False,
+        emoji=False,
+        markup=False,
+    )
