@@ -1,23 +1,104 @@
-"""gradcli eval: output values and gradients."""
+"""gradcli eval: output values and gradients, cross-checked."""
 
 from __future__ import annotations
 
 import sys
 
-import numpy as np
+import click
 
-from gradcli.cli.common import choose_format, load_problem
-from gradcli.core.evaluation import Evaluation, evaluate
-from gradcli.views import eval_report
-from gradcli.views.format import console, dumps
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.options import SYMBOLIC, TABLE_JSON_PLAIN, spec_options
 
 # eval's check perturbs a small sample (the largest gradients and random elements, plus a
 # random direction through all of them); `gradcli check` goes up to --fd-max-elements
 EVAL_FD_ELEMENTS = 32
 
 
-def explanations(ev: Evaluation) -> dict:
+@click.command("eval")
+@spec_options
+@TABLE_JSON_PLAIN
+@click.option(
+    "--check",
+    "check",
+    type=click.Choice(["auto", "off", "sympy", "fd"]),
+    default="auto",
+    help="Cross-check the gradients (default auto: SymPy when small, else finite differences).",
+)
+@SYMBOLIC
+@click.option(
+    "--points",
+    metavar="FILE",
+    help="Evaluate many input points (JSON Lines or CSV, '-' for stdin); one JSON line each.",
+)
+def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points):
+    """Values of the outputs and their gradients, cross-checked.
+
+    Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
+    """
+    if points is not None:
+        return _points(spec, expr, at, wrt, unconnected, fmt, symbolic, points)
+    from gradcli.cli.common import choose_format, load_problem
+    from gradcli.core.evaluation import evaluate
+    from gradcli.explain.eval_warnings import warnings
+    from gradcli.views import eval_report
+    from gradcli.views.format import console, dumps
+
+    problem = load_problem(spec, expr, at, wrt, unconnected)
+    ev = evaluate(problem, keep=check != "off")  # the check reuses the forward values
+    fmt = choose_format(fmt)
+    report = _cross_check(ev, check, symbolic)
+    checked = report if check != "off" else None
+
+    found = warnings(ev)  # NaN/Inf origins: warnings only, never a change of exit status
+    formulas = report if symbolic else None
+    if fmt == "json":  # the check's views (and check) stay unimported with --check off
+        print(dumps(eval_report.document(ev, _explanations(ev), found, checked, formulas)))
+    elif fmt == "plain":
+        print(eval_report.plain(ev, formulas))
+    else:
+        out = console()
+        eval_report.print_tables(ev, _explanations(ev), out, checked)
+        eval_report.print_check(report, checked, symbolic, out)
+    if fmt != "json":
+        sys.stdout.flush()
+        for warning in found:
+            print(eval_report.warning_line(warning["message"]), file=sys.stderr)
+    if checked is not None and not checked.ok:
+        sys.stdout.flush()
+        print(eval_report.disagreement_line(checked), file=sys.stderr)
+        return ExitCode.FINDING
+    return ExitCode.OK
+
+
+def _points(spec, expr, at, wrt, unconnected, fmt, symbolic, points) -> int:
+    """eval --points: the options that do not apply are errors; then one line per point."""
+    from gradcli.cli.common import load_problem
+    from gradcli.cli.eval_points import run_points
+    from gradcli.runtime.errors import GradcliError
+
+    if fmt not in (None, "json"):
+        raise GradcliError(f"--points writes JSON lines; --format {fmt} does not apply")
+    if symbolic:
+        raise GradcliError("--symbolic does not apply to --points")
+    if points == "-" and spec == "-":
+        raise GradcliError("SPEC and --points cannot both read standard input")
+    return run_points(load_problem(spec, expr, at, wrt, unconnected), points)
+
+
+def _cross_check(ev, check: str, symbolic: bool):
+    """The check's report (None with --check off and no --symbolic); imports it lazily."""
+    if check == "off" and not symbolic:
+        return None
+    from gradcli.check.run import run_check
+
+    method = None if check == "off" else check
+    return run_check(ev, method, symbolic=symbolic, fd_elements=EVAL_FD_ELEMENTS)
+
+
+def _explanations(ev) -> dict:
     """name -> explain's Pair for every None, (partly) zero or non-finite gradient of the sum."""
+    import numpy as np
+
     graph = ev.problem.graph
     need = []
     for x in ev.problem.wrt:
@@ -35,53 +116,3 @@ def explanations(ev: Evaluation) -> dict:
     from gradcli.explain.analysis import explain_sum
 
     return {graph[x].name: pair for x, pair in explain_sum(ev.problem, need).items()}
-
-
-def cross_check(ev: Evaluation, check: str, symbolic: bool):
-    """The check's report (None with --check off and no --symbolic); imports it lazily."""
-    if check == "off" and not symbolic:
-        return None
-    from gradcli.check.run import run_check
-
-    method = None if check == "off" else check
-    return run_check(ev, method, symbolic=symbolic, fd_elements=EVAL_FD_ELEMENTS)
-
-
-def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, points=None) -> int:
-    if points is not None:
-        from gradcli.cli.eval_points import run_points
-        from gradcli.runtime.errors import GradcliError
-
-        if fmt not in (None, "json"):
-            raise GradcliError(f"--points writes JSON lines; --format {fmt} does not apply")
-        if symbolic:
-            raise GradcliError("--symbolic does not apply to --points")
-        if points == "-" and spec == "-":
-            raise GradcliError("SPEC and --points cannot both read standard input")
-        return run_points(load_problem(spec, expr, at, wrt, unconnected), points)
-    problem = load_problem(spec, expr, at, wrt, unconnected)
-    ev = evaluate(problem, keep=check != "off")  # the check reuses the forward values
-    fmt = choose_format(fmt)
-    report = cross_check(ev, check, symbolic)
-    checked = report if check != "off" else None
-    from gradcli.explain.eval_warnings import warnings
-
-    found = warnings(ev)  # NaN/Inf origins: warnings only, never a change of exit status
-    formulas = report if symbolic else None
-    if fmt == "json":  # the check's views (and check) stay unimported with --check off
-        print(dumps(eval_report.document(ev, explanations(ev), found, checked, formulas)))
-    elif fmt == "plain":
-        print(eval_report.plain(ev, formulas))
-    else:
-        out = console()
-        eval_report.print_tables(ev, explanations(ev), out, checked)
-        eval_report.print_check(report, checked, symbolic, out)
-    if fmt != "json":
-        sys.stdout.flush()
-        for warning in found:
-            print(eval_report.warning_line(warning["message"]), file=sys.stderr)
-    if checked is not None and not checked.ok:
-        sys.stdout.flush()
-        print(eval_report.disagreement_line(checked), file=sys.stderr)
-        return 1
-    return 0

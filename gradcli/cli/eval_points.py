@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 
+from gradcli.cli.exit_codes import ExitCode
 from gradcli.cli.points import PointError, Reader, open_points
 from gradcli.views.points_output import Progress, write_chunk
 
@@ -35,7 +36,7 @@ def run_points(problem, path: str) -> int:
         progress.close()
         if stream is not sys.stdin:
             stream.close()
-    return 0
+    return ExitCode.OK
 
 
 def _run(reader, batch, out, progress) -> None:

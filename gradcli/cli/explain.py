@@ -3,15 +3,33 @@ which node of the spec cut or zeroed it."""
 
 from __future__ import annotations
 
-from gradcli.cli.common import load_problem
-from gradcli.explain.analysis import explain
-from gradcli.views.explain_report import document, print_report
-from gradcli.views.format import console, dumps
+import click
 
-OK, FINDING = 0, 1
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.options import TABLE_OR_JSON, spec_options
 
 
-def run(spec, expr, at, wrt, unconnected, output, fmt, quiet) -> int:
+@click.command("explain")
+@spec_options
+@click.option(
+    "--output",
+    metavar="NAME",
+    help="Explain the gradients of this graph entry only (default: every output).",
+)
+@TABLE_OR_JSON
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
+def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
+    """Why each gradient is None or zero: the node that cut or zeroed it.
+
+    One result per (output, input) pair. Exit status: 0 when every gradient is connected,
+    finite and nonzero everywhere, 1 when some gradient is None, (partly) zero or NaN/Inf,
+    2 bad input.
+    """
+    from gradcli.cli.common import load_problem
+    from gradcli.explain.analysis import explain
+    from gradcli.views.explain_report import document, print_report
+    from gradcli.views.format import console, dumps
+
     problem = load_problem(spec, expr, at, wrt, unconnected)
     pairs = explain(problem, output)
     if not quiet:
@@ -19,4 +37,4 @@ def run(spec, expr, at, wrt, unconnected, output, fmt, quiet) -> int:
             print(dumps(document(pairs)))
         else:
             print_report(pairs, problem, console())
-    return OK if all(p.ok for p in pairs) else FINDING
+    return ExitCode.OK if all(p.ok for p in pairs) else ExitCode.FINDING

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import sys
 
-from gradcli.cli.common import load_problem
+import click
+
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.options import format_option, spec_options
 from gradcli.runtime.errors import GradcliError
 
 
-def run(spec, expr, at, wrt, unconnected, grad: bool, fmt: str, output: str | None) -> int:
+@click.command("graph")
+@spec_options
+@click.option("--grad", is_flag=True, help="Add the gradient nodes built for the targets.")
+@format_option(["tree", "dot", "mermaid", "json"], "tree", "Output format (default: tree).")
+@click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
+def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output):
+    """The forward graph (and with --grad the gradient graph): tree, DOT, Mermaid, JSON."""
+    from gradcli.cli.common import load_problem
     from gradcli.views.graph_export import write
     from gradcli.views.graph_model import collect
 
@@ -16,10 +26,10 @@ def run(spec, expr, at, wrt, unconnected, grad: bool, fmt: str, output: str | No
     view = collect(problem, grad=grad, values=fmt == "tree")
     if output is None:
         write(view, fmt, sys.stdout)
-        return 0
+        return ExitCode.OK
     try:
         with open(output, "w", encoding="utf-8") as fh:
             write(view, fmt, fh)
     except OSError as exc:
         raise GradcliError(f"cannot write {output}: {exc.strerror or exc}") from None
-    return 0
+    return ExitCode.OK
