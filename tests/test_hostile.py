@@ -227,7 +227,7 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path) -> None:
 
 
 def test_internal_error_is_one_line_with_exit_70(monkeypatch) -> None:
-    import gradcli.cli.eval as eval_command
+    import gradcli.core.evaluation as eval_command  # eval imports evaluate when it runs
 
     def broken(problem, **kwargs):
         raise ZeroDivisionError("simulated bug")

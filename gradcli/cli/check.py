@@ -2,39 +2,51 @@
 
 from __future__ import annotations
 
-from gradcli.check.run import run_check
-from gradcli.cli.common import load_problem
-from gradcli.core.evaluation import evaluate
-from gradcli.views.check_report import (
-    document,
-    formulas_document,
-    print_formulas,
-    print_tables,
-    summary,
+import click
+
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.options import SYMBOLIC, TABLE_OR_JSON, spec_options
+
+
+@click.command("check")
+@spec_options
+@click.option(
+    "--method",
+    type=click.Choice(["auto", "sympy", "fd"]),
+    default="auto",
+    help="Reference: SymPy, finite differences, or auto (SymPy when small enough).",
 )
-from gradcli.views.format import SCHEMA, console, dumps
+@click.option(
+    "--rtol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Relative tolerance (default 1e-6 for float64, 1e-4 for float32).",
+)
+@click.option(
+    "--atol",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Absolute tolerance (default 1e-8 for float64, 1e-6 for float32).",
+)
+@TABLE_OR_JSON
+@SYMBOLIC
+def check_command(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic):
+    """Cross-check every gradient against SymPy or finite differences.
 
-AGREE, DISAGREE = 0, 1
+    Also compares every custom gradient with the derivative of its function's body.
+    Exit status: 0 when everything agrees, 1 when anything disagrees, 2 bad input.
+    """
+    from gradcli.check.run import run_check
+    from gradcli.cli.common import load_problem
+    from gradcli.core.evaluation import evaluate
+    from gradcli.views.check_report import check_document, print_report
+    from gradcli.views.format import console, dumps
 
-
-def run(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic) -> int:
     problem = load_problem(spec, expr, at, wrt, unconnected)
     ev = evaluate(problem, keep=True)
     report = run_check(ev, method, symbolic=symbolic, customs=True, rtol=rtol, atol=atol)
     if fmt == "json":
-        doc = {"schema": SCHEMA, **document(report)}
-        if symbolic:
-            doc["formulas"] = formulas_document(report)
-        print(dumps(doc))
+        print(dumps(check_document(report, symbolic)))
     else:
-        from rich.markup import escape
-
-        out = console()
-        print_tables(report, out, 40)
-        if symbolic:
-            out.print()
-            print_formulas(report, out)
-        out.print()
-        style = "green" if report.ok else "bold red"
-        out.print(f"[{style}]{escape(summary(report))}[/]", soft_wrap=True)
-    return AGREE if report.ok else DISAGREE
+        print_report(report, symbolic, console())
+    return ExitCode.OK if report.ok else ExitCode.FINDING

@@ -3,145 +3,38 @@ which node of the spec cut or zeroed it."""
 
 from __future__ import annotations
 
-from gradcli.cli.common import load_problem
-from gradcli.core.printing import source_line
-from gradcli.explain.analysis import PARTIALLY_ZERO, UNCONNECTED, Pair, explain
-from gradcli.views.format import SCHEMA, console, dumps
+import click
 
-OK, FINDING = 0, 1
-LISTED = 10  # causes listed in a panel
-SHOWN = 8  # longest path drawn in full; longer ones are elided around their culprits
-STYLE = {UNCONNECTED: "yellow", PARTIALLY_ZERO: "yellow", "zero": "yellow", "connected": "green"}
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.options import TABLE_OR_JSON, spec_options
 
 
-def document(pairs: list[Pair]) -> dict:
-    """The JSON document of an explanation (schema 1, see README)."""
-    return {"schema": SCHEMA, "pairs": [p.document() for p in pairs]}
+@click.command("explain")
+@spec_options
+@click.option(
+    "--output",
+    metavar="NAME",
+    help="Explain the gradients of this graph entry only (default: every output).",
+)
+@TABLE_OR_JSON
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
+def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
+    """Why each gradient is None or zero: the node that cut or zeroed it.
 
+    One result per (output, input) pair. Exit status: 0 when every gradient is connected,
+    finite and nonzero everywhere, 1 when some gradient is None, (partly) zero or NaN/Inf,
+    2 bad input.
+    """
+    from gradcli.cli.common import load_problem
+    from gradcli.explain.analysis import explain
+    from gradcli.views.explain_report import document, print_report
+    from gradcli.views.format import console, dumps
 
-def title(pair: Pair) -> str:
-    return f"d{pair.output}/d{pair.input}"
-
-
-def status_text(pair: Pair) -> str:
-    if pair.status == PARTIALLY_ZERO:
-        return f"partially zero ({pair.zero_elements} of {pair.elements} elements)"
-    if pair.status == UNCONNECTED:
-        return "unconnected (None)"
-    return pair.status
-
-
-def elide(path: list[str], keep: set[int]) -> list[str]:
-    """The path with long stretches between kept positions replaced by '… N entries'."""
-    if len(path) <= SHOWN:
-        return path
-    keep = keep | {0, 1, len(path) - 2, len(path) - 1}
-    keep |= {i + d for i in list(keep) for d in (-1, 1) if 0 <= i + d < len(path)}
-    out, gap = [], 0
-    for i, name in enumerate(path):
-        if i in keep:
-            if gap:
-                out.append(f"… {gap} more entr{'y' if gap == 1 else 'ies'}")
-                gap = 0
-            out.append(name)
-        else:
-            gap += 1
-    return out
-
-
-def path_tree(pair: Pair, problem):
-    """A Rich tree of the pair's paths from x to y, culprits marked with their spec line."""
-    from rich.text import Text
-    from rich.tree import Tree
-
-    marks: dict[tuple[int, str], list] = {}
-    for cause in pair.causes:
-        if cause.path is not None:
-            marks.setdefault((cause.path, cause.node), []).append(cause)
-    at_input = [c for c in pair.causes if c.path is not None and c.node == pair.input]
-    head = _label(pair.input, at_input, problem) if at_input else Text(pair.input, style="bold")
-    root = Tree(head, guide_style="dim")
-    children: dict[tuple[int, str], tuple[int, object]] = {}
-    for p, path in enumerate(pair.paths):
-        culprits = {i for i, name in enumerate(path) if (p, name) in marks}
-        parent_key, parent = 0, root
-        for name in elide(path, culprits)[1:]:
-            causes = marks.get((p, name), [])
-            key = (parent_key, name + "\x00" + ",".join(c.kind for c in causes))
-            if key not in children:
-                children[key] = (len(children) + 1, parent.add(_label(name, causes, problem)))
-            parent_key, parent = children[key]
-    return root
-
-
-def _label(name: str, causes, problem):
-    from rich.text import Text
-
-    if name.startswith("…"):
-        return Text(name, style="dim")
-    if not causes:
-        return Text(name)
-    kinds = ", ".join(dict.fromkeys(c.kind for c in causes))
-    label = Text()
-    label.append(name, style="bold red")
-    label.append(f"  ✗ {kinds}", style="red")
-    line = causes[0].line
-    if line is not None:
-        label.append(f"\nline {line}: ", style="dim")
-        label.append(source_line(problem, line), style="bold")
-    return label
-
-
-def panel(pair: Pair, problem):
-    from rich.console import Group
-    from rich.panel import Panel
-    from rich.text import Text
-
-    parts = [Text(f"{pair.reason or status_text(pair)}", style="bold")]
-    if pair.paths:
-        parts += [Text(""), path_tree(pair, problem)]
-    parts.append(Text(""))
-    shown_lines = {c.line for c in pair.causes if c.path is not None}
-    for cause in pair.causes[:LISTED]:
-        where = f" at {cause.node}" + (f", line {cause.line}" if cause.line is not None else "")
-        item = Text("✗ ", style="red")
-        item.append(f"{cause.kind}{where}", style="bold")
-        count = ""
-        if cause.elements is not None:
-            count = f" ({cause.elements} element{'s' * (cause.elements != 1)})"
-        item.append(f"{count}: {cause.detail}")
-        parts.append(item)
-        if cause.line not in shown_lines and cause.line is not None:
-            shown_lines.add(cause.line)
-            source = Text(f"  line {cause.line}: ", style="dim")
-            source.append(source_line(problem, cause.line))
-            parts.append(source)
-    if len(pair.causes) > LISTED:
-        more = len(pair.causes) - LISTED
-        parts.append(Text(f"… and {more} more causes (--format json lists them all)", style="dim"))
-    style = STYLE.get(pair.status, "yellow")
-    heading = f"[bold]{title(pair)}[/]: [{style}]{status_text(pair)}[/]"
-    return Panel(Group(*parts), title=heading, title_align="left", border_style=style)
-
-
-def table(pairs: list[Pair], problem) -> None:
-    out = console()
-    for pair in pairs:
-        if not pair.ok:
-            out.print(panel(pair, problem))
-    fine = [title(p) for p in pairs if p.ok]
-    if fine:
-        out.print(f"[green]connected, nonzero everywhere:[/] {', '.join(fine)}")
-    if not pairs:
-        out.print("no gradients requested (no trainable inputs; name some with --wrt)")
-
-
-def run(spec, expr, at, wrt, unconnected, output, fmt, quiet) -> int:
     problem = load_problem(spec, expr, at, wrt, unconnected)
     pairs = explain(problem, output)
     if not quiet:
         if fmt == "json":
             print(dumps(document(pairs)))
         else:
-            table(pairs, problem)
-    return OK if all(p.ok for p in pairs) else FINDING
+            print_report(pairs, problem, console())
+    return ExitCode.OK if all(p.ok for p in pairs) else ExitCode.FINDING

@@ -1,7 +1,8 @@
-"""The gradcli command line: a click group; each command imports its module only when run.
+"""The gradcli command line: the click group, its error handling and its commands.
 
-Exit status: 0 success, 1 a finding (a None or zero gradient for explain, a failed check),
-2 bad input or usage, 70 an internal error (a bug in gradcli), 130 interrupted.
+Each command lives in its own module (eval.py, explain.py, check.py, graph.py, jacobian.py,
+hessian.py): its click decorators above its body, which imports what it needs only when
+the command runs. Exit statuses are cli/exit_codes.ExitCode.
 """
 
 from __future__ import annotations
@@ -12,68 +13,16 @@ import sys
 import click
 
 from gradcli import __version__
+from gradcli.cli.check import check_command
+from gradcli.cli.eval import eval_command
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.explain import explain_command
+from gradcli.cli.graph import graph_command
+from gradcli.cli.hessian import hessian_command
+from gradcli.cli.jacobian import jacobian_command
+from gradcli.cli.options import limit_options
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError
-
-OK, FINDING, BAD_INPUT, INTERNAL, INTERRUPTED = 0, 1, 2, 70, 130
-
-
-def spec_options(f):
-    """SPEC or -e, --at, --wrt, --unconnected: how every command is told what to compute."""
-    f = click.option(
-        "--unconnected",
-        type=click.Choice(["none", "zero"]),
-        default=None,
-        help="Unconnected gradients: None (default) or zeros of the input's shape.",
-    )(f)
-    f = click.option(
-        "--wrt",
-        multiple=True,
-        metavar="NAMES",
-        help="Gradient targets, comma-separated (inputs or graph entries).",
-    )(f)
-    f = click.option(
-        "--at",
-        multiple=True,
-        metavar="NAME=VALUE",
-        help="Set an input: a number or a JSON list. Repeatable.",
-    )(f)
-    f = click.option(
-        "-e",
-        "--expr",
-        metavar="EXPRESSION",
-        help="Differentiate one expression instead of a spec; output named f.",
-    )(f)
-    return click.argument("spec", required=False, metavar="[SPEC]")(f)
-
-
-LIMIT_HELP = {
-    "max_elements": ("N", int, "Most elements in any one tensor"),
-    "max_nodes": ("N", int, "Most graph nodes, forward and gradient together"),
-    "max_depth": ("N", int, "Deepest nesting of an expression or of the YAML"),
-    "max_passes": ("N", int, "Most evaluation passes (output elements) for jacobian/hessian"),
-    "sympy_timeout": ("SECONDS", float, "Wall-clock budget for SymPy in check"),
-    "sympy_max_nodes": ("N", int, "Largest expression check translates to SymPy"),
-    "fd_max_elements": ("N", int, "Most input elements finite differences perturb"),
-    "fd_timeout": ("SECONDS", float, "Wall-clock budget for finite differences in check"),
-}
-
-
-def limit_options(f):
-    """The global resource-limit flags; each overrides its GRADCLI_* environment variable."""
-    defaults = limits.Limits()
-    for name, (metavar, kind, text) in reversed(LIMIT_HELP.items()):
-        default = getattr(defaults, name)
-        f = click.option(
-            limits.flag(name),
-            name,
-            type=kind,
-            default=None,
-            metavar=metavar,
-            help=f"{text} (default {default:,}; env {limits.ENV[name]}).",
-        )(f)
-    return f
-
 
 # click >= 8.2 raises this for a bare `gradcli`; older versions print the help themselves
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -112,6 +61,7 @@ class GradcliGroup(click.Group):
     """A click group whose errors are one line on stderr with a documented exit status."""
 
     def invoke(self, ctx):
+        """Run the command, turning a closed pipe and Ctrl-C into gradcli's own exceptions."""
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
@@ -124,40 +74,39 @@ class GradcliGroup(click.Group):
             raise
 
     def main(self, args=None, prog_name=None, standalone_mode=True, **extra):
-        code = self._run(args, prog_name or "gradcli", **extra)
+        """Run the command line; exit with its status, or return it without standalone_mode."""
+        code = int(self._run(args, prog_name or "gradcli", **extra))  # a plain int outside
         if standalone_mode:
             sys.exit(code)
         return code
 
     def _run(self, args, prog_name, **extra) -> int:
-        from gradcli.runtime import limits
-
         try:
             limits.current = limits.from_env()
             rv = super().main(args, prog_name, standalone_mode=False, **extra)
             sys.stdout.flush()
-            return rv if isinstance(rv, int) else OK
+            return rv if isinstance(rv, int) else ExitCode.OK
         except GradcliError as exc:
             _error(str(exc))
-            return BAD_INPUT
+            return ExitCode.BAD_INPUT
         except (click.exceptions.Abort, KeyboardInterrupt, _Interrupted):
             _error("interrupted")
-            return INTERRUPTED
+            return ExitCode.INTERRUPTED
         except _NO_ARGS:
             _error(f"no command given; run '{prog_name} --help' to see the commands")
-            return BAD_INPUT
+            return ExitCode.BAD_INPUT
         except click.ClickException as exc:
             _error(exc.format_message())
-            return BAD_INPUT
+            return ExitCode.BAD_INPUT
         except (BrokenPipeError, _PipeClosed):
             _quiet_broken_pipe()
-            return OK
+            return ExitCode.OK
         except RecursionError:
             _error("the input is nested too deeply to process")
-            return BAD_INPUT
+            return ExitCode.BAD_INPUT
         except MemoryError:
             _error("out of memory; lower the sizes in the spec or GRADCLI_MAX_ELEMENTS")
-            return BAD_INPUT
+            return ExitCode.BAD_INPUT
         except Exception as exc:  # a bug in gradcli: one line, the full trace on request
             if os.environ.get("GRADCLI_DEBUG"):
                 raise
@@ -165,7 +114,7 @@ class GradcliGroup(click.Group):
                 f"internal error ({type(exc).__name__}: {exc}); this is a bug in gradcli. "
                 "Run again with GRADCLI_DEBUG=1 for the full trace"
             )
-            return INTERNAL
+            return ExitCode.INTERNAL
 
 
 def main(argv=None) -> None:
@@ -190,157 +139,12 @@ def cli(**overrides):
             setattr(limits.current, name, limits.check(name, value, limits.flag(name)))
 
 
-@cli.command("eval")
-@spec_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "plain"]),
-    default=None,
-    help="Output format (default: table on a terminal, plain otherwise).",
-)
-@click.option(
-    "--check",
-    "check",
-    type=click.Choice(["auto", "off", "sympy", "fd"]),
-    default="auto",
-    help="Cross-check the gradients (default auto: SymPy when small, else finite differences).",
-)
-@click.option(
-    "--symbolic",
-    is_flag=True,
-    help="Also print d output/d input as SymPy formulas in the spec's names.",
-)
-@click.option(
-    "--points",
-    metavar="FILE",
-    help="Evaluate many input points (JSON Lines or CSV, '-' for stdin); one JSON line each.",
-)
-def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points):
-    """Values of the outputs and their gradients, cross-checked.
-
-    Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
-    """
-    from gradcli.cli.eval import run
-
-    return run(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
-
-
-_TABLE_OR_JSON = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    help="Output format (default: table).",
-)
-
-
-# --- explain (issue 3) ------------------------------------------------------------------
-@cli.command("explain")
-@spec_options
-@click.option(
-    "--output",
-    metavar="NAME",
-    help="Explain the gradients of this graph entry only (default: every output).",
-)
-@_TABLE_OR_JSON
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
-def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
-    """Why each gradient is None or zero: the node that cut or zeroed it.
-
-    One result per (output, input) pair. Exit status: 0 when every gradient is connected,
-    finite and nonzero everywhere, 1 when some gradient is None, (partly) zero or NaN/Inf,
-    2 bad input.
-    """
-    from gradcli.cli.explain import run
-
-    return run(spec, expr, at, wrt, unconnected, output, fmt, quiet)
-
-
-# --- check (issue 4) --------------------------------------------------------------------
-_SYMBOLIC = click.option(
-    "--symbolic",
-    is_flag=True,
-    help="Also print d output/d input as SymPy formulas in the spec's names.",
-)
-
-
-@cli.command("check")
-@spec_options
-@click.option(
-    "--method",
-    type=click.Choice(["auto", "sympy", "fd"]),
-    default="auto",
-    help="Reference: SymPy, finite differences, or auto (SymPy when small enough).",
-)
-@click.option(
-    "--rtol",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="Relative tolerance (default 1e-6 for float64, 1e-4 for float32).",
-)
-@click.option(
-    "--atol",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="Absolute tolerance (default 1e-8 for float64, 1e-6 for float32).",
-)
-@_TABLE_OR_JSON
-@_SYMBOLIC
-def check_command(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic):
-    """Cross-check every gradient against SymPy or finite differences.
-
-    Also compares every custom gradient with the derivative of its function's body.
-    Exit status: 0 when everything agrees, 1 when anything disagrees, 2 bad input.
-    """
-    from gradcli.cli.check import run
-
-    return run(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic)
-
-
-# --- graph, jacobian, hessian (issue 5) -------------------------------------------------
-@cli.command("graph")
-@spec_options
-@click.option("--grad", is_flag=True, help="Add the gradient nodes built for the targets.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["tree", "dot", "mermaid", "json"]),
-    default="tree",
-    help="Output format (default: tree).",
-)
-@click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
-def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output):
-    """The forward graph (and with --grad the gradient graph): tree, DOT, Mermaid, JSON."""
-    from gradcli.cli.graph import run
-
-    return run(spec, expr, at, wrt, unconnected, grad, fmt, output)
-
-
-_DERIVATIVE_FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "plain"]),
-    default=None,
-    help="Output format (default: table on a terminal, plain otherwise).",
-)
-
-
-@cli.command("jacobian")
-@spec_options
-@_DERIVATIVE_FORMAT
-def jacobian_command(spec, expr, at, wrt, unconnected, fmt):
-    """The Jacobian of every output w.r.t. every target: shape(output) + shape(input)."""
-    from gradcli.cli.derivatives import run_jacobian
-
-    return run_jacobian(spec, expr, at, wrt, unconnected, fmt)
-
-
-@cli.command("hessian")
-@spec_options
-@_DERIVATIVE_FORMAT
-def hessian_command(spec, expr, at, wrt, unconnected, fmt):
-    """The Hessian of a scalar output: one block per pair of targets."""
-    from gradcli.cli.derivatives import run_hessian
-
-    return run_hessian(spec, expr, at, wrt, unconnected, fmt)
+for _command in (
+    eval_command,
+    explain_command,
+    check_command,
+    graph_command,
+    jacobian_command,
+    hessian_command,
+):
+    cli.add_command(_command)

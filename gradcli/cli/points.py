@@ -1,9 +1,7 @@
-"""gradcli eval --points: many input points from JSON Lines or CSV, one JSON line out per point.
+"""Reading gradcli eval --points: input points from JSON Lines or CSV, lazily, one at a time.
 
-Points are read lazily and evaluated in chunks (one vectorised executor run per chunk when
-the graph allows, see batch.py), so memory stays bounded for any file size. Output lines
-come in input order. A malformed line stops the run with FILE:LINE:COL and exit 2; the
-lines before it have already been written.
+Each point is checked against the inputs' shapes and dtypes; a malformed line is a
+PointError at FILE:LINE:COL (exit 2). eval_points.py evaluates and writes them.
 """
 
 from __future__ import annotations
@@ -14,15 +12,12 @@ import json
 import math
 import os
 import sys
-import time
 
 import numpy as np
 
 from gradcli.core.graph import MAX_RANK, is_float
 from gradcli.runtime.errors import GradcliError, Pos
-from gradcli.views.format import jsonable
 
-CHUNK = 8192  # points per vectorised run: large enough to amortise, small enough to stream
 _NONFINITE = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
@@ -65,8 +60,11 @@ def open_points(path: str):
 
 
 class Reader:
-    """Points as (line number, {input id: value}); the format is CSV when the file name ends
-    in .csv or the first non-blank line starts with neither '{' nor '[', else JSON Lines."""
+    """Points as (line number, {input id: value}) from JSON Lines or CSV.
+
+    The format is CSV when the file name ends in .csv or the first non-blank line starts
+    with neither '{' nor '[', else JSON Lines.
+    """
 
     def __init__(self, stream, label: str, inputs: dict, csv_hint: bool | None = None):
         self.stream = stream
@@ -82,6 +80,7 @@ class Reader:
         }
 
     def error(self, line: int, message: str, col: int = 1) -> PointError:
+        """A PointError at this file's LINE:COL."""
         return PointError(message, Pos(self.label, line, col))
 
     def __iter__(self):
@@ -257,150 +256,3 @@ def _numeric_leaves(value) -> bool:
         elif not isinstance(v, (int, float)):
             return False
     return True
-
-
-# --- output ------------------------------------------------------------------------------------
-_NONFINITE_TEXT = {"NaN": '"nan"', "Infinity": '"inf"', "-Infinity": '"-inf"'}
-
-
-def _float_texts(column: np.ndarray) -> list[str]:
-    """JSON numbers for a float64 column: shortest round-trip reprs (from json's C encoder,
-    several times faster than repr per value), non-finite values as strings."""
-    texts = json.dumps(column.tolist())[1:-1].split(", ") if column.size else []
-    if not np.all(np.isfinite(column)):
-        texts = [_NONFINITE_TEXT.get(t, t) for t in texts]
-    return texts
-
-
-def _texts(column, n: int) -> list[str]:
-    """One JSON text per point for a column of values (or None: unconnected)."""
-    if column is None:
-        return ["null"] * n
-    if column.dtype == np.float64 and column.ndim == 1:
-        return _float_texts(np.ascontiguousarray(column))
-    return [json.dumps(jsonable(v), separators=(",", ":")) for v in column]
-
-
-def write_chunk(out, outputs: dict, gradients: dict, n: int) -> None:
-    """n JSON lines {"outputs": {...}, "gradients": {...}} from columns of n values."""
-    sections = []
-    parts = []
-    for values in (outputs, gradients):
-        fields = []
-        for name, column in values.items():
-            fields.append(json.dumps(name).replace("%", "%%") + ":%s")
-            parts.append(_texts(column, n))
-        sections.append(",".join(fields))
-    # one %-template per line: C-level formatting, several times faster than joining pieces
-    template = '{"outputs":{' + sections[0] + '},"gradients":{' + sections[1] + "}}\n"
-    out.write("".join([template % row for row in zip(*parts)]))
-
-
-def _stack(rows: list[dict]) -> tuple[dict, dict]:
-    outputs = {name: np.stack([r[0][name] for r in rows]) for name in rows[0][0]}
-    gradients = {}
-    for name in rows[0][1]:
-        vals = [r[1][name] for r in rows]
-        gradients[name] = None if vals[0] is None else np.stack(vals)
-    return outputs, gradients
-
-
-# --- the run -----------------------------------------------------------------------------------
-class Progress:
-    """A Rich progress bar on stderr, shown only on a terminal and once a run passes 1 s."""
-
-    def __init__(self, total: int | None):
-        self.total = total
-        self.enabled = sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.bar = None
-        self.task = None
-
-    def update(self, done_chars: int, points: int) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.start < 1.0:
-                return
-            from rich.progress import Progress as RichProgress
-
-            from gradcli.views.format import console
-
-            self.bar = RichProgress(console=console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("points", total=self.total)
-        self.bar.update(self.task, completed=done_chars, description=f"{points:,} points")
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def run_points(problem, path: str) -> int:
-    """Evaluate every point in FILE and write one JSON line per point to stdout."""
-    from gradcli.core.batch import prepare
-
-    batch = prepare(problem)
-    graph = problem.graph
-    inputs = {graph[i].name: graph[i] for i in graph.inputs}
-    stream, label, size = open_points(path)
-    reader = Reader(stream, label, inputs, True if path.endswith(".csv") else None)
-    progress = Progress(size)
-    try:
-        _run(reader, batch, sys.stdout, progress)
-    except BrokenPipeError:
-        # the reader of stdout has gone (`| head`): stop quietly with status 0, as the CLI
-        # promises; click would turn an EPIPE inside a command into exit 1
-        _silence_stdout()
-        return 0
-    finally:
-        progress.close()
-        if stream is not sys.stdin:
-            stream.close()
-    return 0
-
-
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
-def _run(reader, batch, out, progress) -> None:
-    """Read, evaluate and write chunk by chunk."""
-    from gradcli.core.batch import evaluate_columns, evaluate_point
-
-    count = 0
-    chunk: list[dict] = []
-    try:
-        for _, point in reader:
-            chunk.append(point)
-            if len(chunk) >= CHUNK:
-                _flush(batch, chunk, out, evaluate_columns, evaluate_point)
-                count += len(chunk)
-                chunk = []
-                progress.update(reader.chars, count)
-    except PointError:
-        if chunk:  # the points before the malformed line are written, then the error
-            _flush(batch, chunk, out, evaluate_columns, evaluate_point)
-        raise
-    if chunk:
-        _flush(batch, chunk, out, evaluate_columns, evaluate_point)
-    out.flush()
-
-
-def _flush(batch, chunk: list[dict], out, evaluate_columns, evaluate_point) -> None:
-    n = len(chunk)
-    if batch.vectorised:
-        graph = batch.problem.graph
-        columns = {}
-        for i in graph.inputs:
-            if any(i in p for p in chunk):
-                default = graph[i].attrs["value"]
-                columns[i] = np.array([p.get(i, default) for p in chunk], dtype=graph[i].dtype)
-        outputs, gradients = evaluate_columns(batch, columns, n)
-    else:
-        outputs, gradients = _stack([evaluate_point(batch, p) for p in chunk])
-    write_chunk(out, outputs, gradients, n)

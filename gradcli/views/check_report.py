@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli.check.compare import InputCheck
 from gradcli.check.run import CheckReport
-from gradcli.views.format import jsonable, number, pretty
+from gradcli.views.format import SCHEMA, dims, error_number, jsonable, number, pretty, shape_text
 
 METHOD_NAMES = {"sympy": "SymPy's derivative", "fd": "finite differences"}
 
@@ -27,7 +27,7 @@ def input_document(c: InputCheck) -> dict:
         "method": c.method,
         "verdict": c.verdict,
         "ok": c.ok,
-        "shape": list(c.shape),
+        "shape": dims(c.shape),
         "dtype": c.dtype,
         "autodiff": jsonable(c.autodiff),
         "reference": jsonable(c.reference),
@@ -79,6 +79,14 @@ def document(report: CheckReport) -> dict:
     return doc
 
 
+def check_document(report: CheckReport, symbolic: bool) -> dict:
+    """check's whole JSON document (schema 1): the report, and the formulas with --symbolic."""
+    doc = {"schema": SCHEMA, **document(report)}
+    if symbolic:
+        doc["formulas"] = formulas_document(report)
+    return doc
+
+
 def formulas_document(report: CheckReport) -> list[dict]:
     """The formulas asked for with --symbolic (a note per pair where there is none)."""
     if report.formulas is None:
@@ -98,9 +106,8 @@ def summary(report: CheckReport) -> str:
     how = METHOD_NAMES.get(report.method, "nothing")
     if report.reason:
         how += f" ({'fallback: ' if report.fallback else ''}{report.reason})"
-    errors = (
-        f"max abs error {error(report.max_abs_error)}, max rel error {error(report.max_rel_error)}"
-    )
+    abs_error, rel_error = error_number(report.max_abs_error), error_number(report.max_rel_error)
+    errors = f"max abs error {abs_error}, max rel error {rel_error}"
     if not checked and not report.customs:
         return "check: no float gradient to check"
     if bad or bad_customs:
@@ -127,8 +134,8 @@ def cell(c: InputCheck) -> str:
     if c.verdict == "skipped":
         return "-" if not c.note else "not checked"
     if c.ok:
-        return f"[green]ok ({c.method}, {error(c.max_abs_error)})[/]"
-    return f"[bold red]DISAGREES ({c.method}, {error(c.max_abs_error)})[/]"
+        return f"[green]ok ({c.method}, {error_number(c.max_abs_error)})[/]"
+    return f"[bold red]DISAGREES ({c.method}, {error_number(c.max_abs_error)})[/]"
 
 
 def plain_lines(report: CheckReport) -> list[str]:
@@ -165,11 +172,6 @@ def short(value, width: int) -> str:
     return pretty(arr, width)
 
 
-def error(value: float) -> str:
-    """An error in 3 significant digits."""
-    return number(value) if value == 0 or value != value else f"{value:.3g}"
-
-
 def print_tables(report: CheckReport, out, width: int) -> None:
     """check's full table, the elements that disagree, and the custom gradients."""
     from rich.markup import escape
@@ -188,11 +190,11 @@ def print_tables(report: CheckReport, out, width: int) -> None:
         }[c.verdict]
         table.add_row(
             c.name,
-            str(c.shape),
+            shape_text(c.shape),
             short(c.autodiff, width),
             short(c.reference, width) if c.reference is not None else "-",
-            error(c.max_abs_error),
-            error(c.max_rel_error),
+            error_number(c.max_abs_error),
+            error_number(c.max_rel_error),
             verdict,
         )
     out.print(table)
@@ -234,6 +236,24 @@ def print_tables(report: CheckReport, out, width: int) -> None:
                     f"{number(w['gradient'])}, derivative {number(w['derivative'])}",
                     soft_wrap=True,
                 )
+
+
+def print_summary(report: CheckReport, out) -> None:
+    """The summary line, green when everything agrees, else bold red."""
+    from rich.markup import escape
+
+    style = "green" if report.ok else "bold red"
+    out.print(f"[{style}]{escape(summary(report))}[/]", soft_wrap=True)
+
+
+def print_report(report: CheckReport, symbolic: bool, out) -> None:
+    """check's table output: the tables, the --symbolic formulas and the summary line."""
+    print_tables(report, out, 40)
+    if symbolic:
+        out.print()
+        print_formulas(report, out)
+    out.print()
+    print_summary(report, out)
 
 
 def print_formulas(report: CheckReport, out) -> None:

@@ -1,4 +1,7 @@
-"""Output formats: JSON (strict RFC 8259), plain tab-separated lines, and Rich tables."""
+"""Output formats: JSON (strict RFC 8259), plain tab-separated lines, and Rich tables.
+
+Every number, shape and JSON text gradcli prints is formatted here.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +30,17 @@ def number(v) -> str:
     if v == int(v) and abs(v) < 1e16:
         return "-0" if v == 0 and math.copysign(1.0, v) < 0 else str(int(v))
     return str(np.float32(v)) if v32 else repr(v)
+
+
+def short_number(v) -> str:
+    """A number in at most 10 characters when number() writes it so, else to 6 digits."""
+    text = number(v)
+    return text if len(text) <= 10 else f"{float(v):.6g}"
+
+
+def error_number(value: float) -> str:
+    """An error in 3 significant digits (0 and nan as number() writes them)."""
+    return number(value) if value == 0 or value != value else f"{value:.3g}"
 
 
 def jsonable(value):
@@ -63,37 +77,64 @@ def dumps(doc) -> str:
     return json.dumps(doc, allow_nan=False, indent=2)
 
 
-def compact(value) -> str:
-    """A value for plain output: a number, None, or a compact JSON list ([2,0,2]).
+def dumps_line(data) -> str:
+    """JSON data in one line without spaces: [1,2] or {"a":1}."""
+    return json.dumps(data, separators=(",", ":"))
 
-    Numbers are written as by number(); non-finite ones inside lists are quoted so the
-    list stays valid JSON.
-    """
+
+_NONFINITE_TEXT = {"NaN": '"nan"', "Infinity": '"inf"', "-Infinity": '"-inf"'}
+
+
+def json_numbers(column: np.ndarray) -> list[str]:
+    """JSON texts for a float64 column: shortest round-trip reprs, non-finite as strings."""
+    # json's C encoder writes them several times faster than repr per value
+    texts = json.dumps(column.tolist())[1:-1].split(", ") if column.size else []
+    if not np.all(np.isfinite(column)):
+        texts = [_NONFINITE_TEXT.get(t, t) for t in texts]
+    return texts
+
+
+def compact(value) -> str:
+    """A value for plain output: a number, None, or a compact JSON list ([2,0,2])."""
+    # numbers are written as by number(); non-finite ones inside lists are quoted so the
+    # list stays valid JSON
     if value is None:
         return "None"
     arr = np.asarray(value)
     if arr.shape == ():
         return number(arr[()])
     if arr.size == 0:
-        return json.dumps(arr.tolist(), separators=(",", ":"))
+        return dumps_line(arr.tolist())
     flat = arr.ravel()
     if arr.dtype == np.float32:
         texts = [number(v) for v in flat]
     else:
         texts = [number(v) for v in flat.tolist()]
     texts = [t if t not in ("inf", "-inf", "nan") else f'"{t}"' for t in texts]
-    it = iter(texts)
-    return _nest(arr.shape, it)
+    return nested(arr.shape, texts)
 
 
-def _nest(shape, items) -> str:
-    if len(shape) == 1:
-        return "[" + ",".join(next(items) for _ in range(shape[0])) + "]"
-    return "[" + ",".join(_nest(shape[1:], items) for _ in range(shape[0])) + "]"
+def nested(shape, texts, sep: str = ",") -> str:
+    """Texts of a non-empty array's elements laid out as a nested list of its shape."""
+    rows = list(texts)
+    for d in reversed(shape):
+        rows = ["[" + sep.join(rows[k : k + d]) + "]" for k in range(0, len(rows), d)]
+    return rows[0]
 
 
 def shape_list(value) -> list[int]:
-    return list(np.shape(value))
+    """The shape of an array or scalar as JSON data: [] or [2, 3]."""
+    return dims(np.shape(value))
+
+
+def dims(shape) -> list[int]:
+    """A shape tuple as JSON data: [] or [2, 3]."""
+    return list(shape)
+
+
+def shape_text(shape) -> str:
+    """A shape as Python writes a tuple, for tables, trees and graph labels: (), (3,), (2, 3)."""
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def pretty(value, width: int = 60) -> str:

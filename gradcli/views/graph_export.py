@@ -8,9 +8,11 @@ red; an edge along which no gradient flows is dashed (red, or grey for an untake
 
 from __future__ import annotations
 
+import sys
+
 from gradcli.core.graph import CONST_OP, GRADIENT, INPUT_OP
 from gradcli.views import graph_model as gv
-from gradcli.views.format import SCHEMA
+from gradcli.views.format import SCHEMA, dims, dumps, shape_text
 
 # DOT attributes per kind of node
 DOT_STYLE = {
@@ -53,13 +55,9 @@ def _style_key(vn: gv.ViewNode) -> str:
     return "literal" if vn.op == CONST_OP else "forward"
 
 
-def _shape(shape) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
 def _lines(view: gv.GraphView, vn: gv.ViewNode) -> list[str]:
     """The text of a node box: label, op and type, markings, explain's blame, spec line."""
-    lines = [vn.label, f"{vn.op} {_shape(vn.shape)} {vn.dtype}"]
+    lines = [vn.label, f"{vn.op} {shape_text(vn.shape)} {vn.dtype}"]
     words = [MARK_WORDS[m] for m in vn.marks if m in MARK_WORDS]
     if vn.op == INPUT_OP and gv.CONSTANT in vn.marks:
         words.insert(0, "constant")
@@ -193,7 +191,7 @@ def to_json(view: gv.GraphView) -> dict:
             {
                 "id": vn.id,
                 "op": vn.op,
-                "shape": list(vn.shape),
+                "shape": dims(vn.shape),
                 "dtype": vn.dtype,
                 "line": vn.line,
                 "kind": vn.kind,
@@ -230,3 +228,17 @@ def to_json(view: gv.GraphView) -> dict:
                 "reason": finding.reason if finding else None,
             }
     return doc
+
+
+def write(view: gv.GraphView, fmt: str, stream) -> None:
+    """Write the view to stream as a tree, DOT, Mermaid or JSON."""
+    if fmt == "tree":
+        from gradcli.views.graph_tree import print_tree, tree_console
+
+        print_tree(view, tree_console(stream, colour=stream is sys.stdout))
+    elif fmt == "dot":
+        stream.write(to_dot(view))
+    elif fmt == "mermaid":
+        stream.write(to_mermaid(view))
+    else:
+        stream.write(dumps(to_json(view)) + "\n")

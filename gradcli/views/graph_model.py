@@ -18,6 +18,7 @@ from gradcli.core.executor import resolve_conds, run
 from gradcli.core.graph import COND_OP, CONST_OP, CUSTOM_OP, INPUT_OP, Graph, Node, is_float
 from gradcli.core.ops import BRANCH, CUSTOM, CUT, REGISTRY, STOP, ZERO, ZERO_GRAD
 from gradcli.core.problem import Problem
+from gradcli.views.format import compact, dims
 
 LABEL_WIDTH = 40  # longer expression labels are shortened with "..."
 OPERAND_WIDTH = 32  # a longer operand is named by its id (add#7) inside other labels
@@ -282,10 +283,8 @@ def _attrs(node: Node) -> dict[str, str]:
 def _const_text(node: Node) -> str:
     arr = np.asarray(node.attrs["value"])
     if arr.size <= 4:
-        from gradcli.views.format import compact
-
         return compact(arr)
-    return f"const{_attr_text(list(node.shape))}"
+    return f"const{dims(node.shape)}"
 
 
 def _label(graph: Graph, node: Node, labels: dict, names: dict) -> tuple[str, bool]:

@@ -8,13 +8,16 @@ below, so a 100,000-node chain prints without guides wider than the screen.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from gradcli.core.graph import COND_OP, GRADIENT
 from gradcli.views import graph_model as gv
-from gradcli.views.format import number
+from gradcli.views.format import nested, number, shape_text, short_number
 
 MAX_DEPTH = 24
+TREE_WIDTH = 1000  # lines are never wrapped when the tree goes to a file or a pipe
 
 # marking -> (symbol, words, style); ASCII symbols stand in when the output cannot encode these
 MARKS = {
@@ -54,29 +57,15 @@ def summary(value, dtype: str) -> str:
         return "[]"
     if arr.shape == ():
         v = arr[()]
-        return number(v) if not np.issubdtype(arr.dtype, np.floating) else _short(float(v))
+        return number(v) if not np.issubdtype(arr.dtype, np.floating) else short_number(float(v))
     if arr.size <= 6:
-        texts = iter([_short(v) for v in arr.ravel().tolist()])
-        return _nested(arr.shape, texts)
+        return nested(arr.shape, [short_number(v) for v in arr.ravel().tolist()], ", ")
     finite = arr[np.isfinite(arr)] if np.issubdtype(arr.dtype, np.floating) else arr
     if finite.size == 0:
         return "all non-finite"
-    text = f"min {_short(finite.min())}, max {_short(finite.max())}"
+    text = f"min {short_number(finite.min())}, max {short_number(finite.max())}"
     bad = arr.size - finite.size
     return text + (f", {bad} non-finite" if bad else "")
-
-
-def _nested(shape, texts) -> str:
-    """Texts laid out as a nested list of the given shape (iterative, row by row)."""
-    rows = [next(texts) for _ in range(int(np.prod(shape)))]
-    for d in reversed(shape):
-        rows = ["[" + ", ".join(rows[k : k + d]) + "]" for k in range(0, len(rows), d)]
-    return rows[0]
-
-
-def _short(v) -> str:
-    text = number(v)
-    return text if len(text) <= 10 else f"{float(v):.6g}"
 
 
 class TreePrinter:
@@ -93,6 +82,7 @@ class TreePrinter:
             self.by_target.setdefault(e.target, {})[e.slot] = e
 
     def sym(self, s: str) -> str:
+        """A symbol, or its ASCII stand-in when the console cannot encode it."""
         return ASCII.get(s, s) if self.plain else s
 
     def trees(self):
@@ -105,6 +95,7 @@ class TreePrinter:
                 yield from self.gradient_section(x)
 
     def print(self) -> None:
+        """Print every section, then the inputs and entries no output uses."""
         from rich.text import Text
 
         view = self.view
@@ -115,6 +106,7 @@ class TreePrinter:
             self.console.print(Text("not used by the outputs: " + ", ".join(unused), style="dim"))
 
     def gradient_section(self, x: int):
+        """The section of one gradient: its heading with explain's finding, then its tree."""
         from rich.text import Text
 
         view = self.view
@@ -231,7 +223,7 @@ class TreePrinter:
             parts.append((f"  {op}" + (f"({attrs})" if attrs else ""), "cyan"))
         else:  # the label already shows the attributes
             parts.append((f"  {vn.id if vn.label != vn.id else vn.op}", "cyan"))
-        parts.append((f"  {_shape(vn.shape)} {vn.dtype}", "dim"))
+        parts.append((f"  {shape_text(vn.shape)} {vn.dtype}", "dim"))
         if self.view.with_values and vn.value is not gv.NOT_EVALUATED:
             parts.append((f"  = {summary(vn.value, vn.dtype)}", None))
         for mark in vn.marks:
@@ -247,6 +239,7 @@ class TreePrinter:
         return _text(parts)
 
     def note(self, symbol: str, words: str):
+        """A dim line in the tree: a symbol and words."""
         from rich.text import Text
 
         return Text(f"{self.sym(symbol)} {words}", style="dim")
@@ -284,10 +277,22 @@ def plain_lines(tree, ascii_only: bool = False):
             stack.append((prefix + (space if last else cont), list(reversed(node.children))))
 
 
-def _shape(shape) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
 def print_tree(view: gv.GraphView, console) -> None:
     """Print the tree of a GraphView on a Rich console."""
     TreePrinter(view, console).print()
+
+
+def tree_console(stream, colour: bool):
+    """A Rich console for the tree: colour only on a terminal; unwrapped lines elsewhere."""
+    from rich.console import Console
+
+    terminal = stream.isatty()
+    return Console(
+        file=stream,
+        no_color=not colour or not terminal or bool(os.environ.get("NO_COLOR")),
+        width=None if terminal else TREE_WIDTH,
+        highlight=False,
+        soft_wrap=False,
+        emoji=False,
+        markup=False,
+    )

@@ -1,9 +1,8 @@
-"""gradcli jacobian and gradcli hessian: second-level derivatives, as table, plain or JSON."""
+"""jacobian's and hessian's output: blocks of derivatives as JSON, plain lines or a table."""
 
 from __future__ import annotations
 
-from gradcli.cli.common import choose_format, load_problem
-from gradcli.views.format import SCHEMA, compact, console, dumps, jsonable, pretty
+from gradcli.views.format import SCHEMA, compact, console, dims, dumps, jsonable, pretty, shape_text
 
 UNCONNECTED_HINT = "no differentiable path"
 
@@ -16,7 +15,7 @@ def document(kind: str, blocks: dict, unconnected: str) -> dict:
             a: {
                 b: {
                     "value": jsonable(blk.value),
-                    "shape": list(blk.shape),
+                    "shape": dims(blk.shape),
                     "dtype": blk.dtype,
                     "status": blk.status,
                 }
@@ -37,10 +36,10 @@ def plain(kind: str, blocks: dict) -> str:
     )
 
 
-def table(kind: str, blocks: dict, headers: tuple[str, str]) -> None:
+def print_table(kind: str, blocks: dict, headers: tuple[str, str], out) -> None:
+    """One Rich table row per block: A, B, shape, value and status."""
     from rich.table import Table
 
-    out = console()
     width = max(out.width - 40, 30)
     t = Table(title=kind, title_justify="left", show_edge=False)
     for col in (*headers, "shape", "value", "status"):
@@ -48,16 +47,17 @@ def table(kind: str, blocks: dict, headers: tuple[str, str]) -> None:
     for a, row in blocks.items():
         for b, blk in row.items():
             value = pretty(blk.value, width)
+            shape = shape_text(blk.shape)
             if blk.status == "unconnected":
                 status = f"[yellow]unconnected: {UNCONNECTED_HINT}[/]"
-                t.add_row(a, b, str(blk.shape), f"[yellow]{value}[/]", status)
+                t.add_row(a, b, shape, f"[yellow]{value}[/]", status)
             else:
-                t.add_row(a, b, str(blk.shape), value, f"[green]{blk.status}[/]")
+                t.add_row(a, b, shape, value, f"[green]{blk.status}[/]")
     out.print(t)
 
 
-def _emit(kind: str, blocks: dict, unconnected: str, fmt, headers) -> int:
-    fmt = choose_format(fmt)
+def write(kind: str, blocks: dict, unconnected: str, fmt: str, headers: tuple[str, str]) -> None:
+    """Print the blocks on stdout as JSON, plain lines (nothing when empty) or a table."""
     if fmt == "json":
         print(dumps(document(kind, blocks, unconnected)))
     elif fmt == "plain":
@@ -65,21 +65,4 @@ def _emit(kind: str, blocks: dict, unconnected: str, fmt, headers) -> int:
         if text:
             print(text)
     else:
-        table(kind, blocks, headers)
-    return 0
-
-
-def run_jacobian(spec, expr, at, wrt, unconnected, fmt) -> int:
-    from gradcli.core.jacobian import jacobian
-
-    problem = load_problem(spec, expr, at, wrt, unconnected)
-    blocks = jacobian(problem)
-    return _emit("jacobian", blocks, problem.unconnected, fmt, ("output", "wrt"))
-
-
-def run_hessian(spec, expr, at, wrt, unconnected, fmt) -> int:
-    from gradcli.core.jacobian import hessian
-
-    problem = load_problem(spec, expr, at, wrt, unconnected)
-    blocks = hessian(problem)
-    return _emit("hessian", blocks, problem.unconnected, fmt, ("wrt", "wrt"))
+        print_table(kind, blocks, headers, console())

@@ -1,0 +1,23 @@
+"""gradcli jacobian: d output/d input for every output and target, as table, plain or JSON."""
+
+from __future__ import annotations
+
+import click
+
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.options import TABLE_JSON_PLAIN, spec_options
+
+
+@click.command("jacobian")
+@spec_options
+@TABLE_JSON_PLAIN
+def jacobian_command(spec, expr, at, wrt, unconnected, fmt):
+    """The Jacobian of every output w.r.t. every target: shape(output) + shape(input)."""
+    from gradcli.cli.common import choose_format, load_problem
+    from gradcli.core.jacobian import jacobian
+    from gradcli.views.derivatives_report import write
+
+    problem = load_problem(spec, expr, at, wrt, unconnected)
+    blocks = jacobian(problem)
+    write("jacobian", blocks, problem.unconnected, choose_format(fmt), ("output", "wrt"))
+    return ExitCode.OK

@@ -1,0 +1,86 @@
+"""The options commands share: SPEC or -e with --at/--wrt/--unconnected, the resource
+limits, --format and --symbolic."""
+
+from __future__ import annotations
+
+import click
+
+from gradcli.runtime import limits
+
+
+def spec_options(f):
+    """SPEC or -e, --at, --wrt, --unconnected: how every command is told what to compute."""
+    f = click.option(
+        "--unconnected",
+        type=click.Choice(["none", "zero"]),
+        default=None,
+        help="Unconnected gradients: None (default) or zeros of the input's shape.",
+    )(f)
+    f = click.option(
+        "--wrt",
+        multiple=True,
+        metavar="NAMES",
+        help="Gradient targets, comma-separated (inputs or graph entries).",
+    )(f)
+    f = click.option(
+        "--at",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="Set an input: a number or a JSON list. Repeatable.",
+    )(f)
+    f = click.option(
+        "-e",
+        "--expr",
+        metavar="EXPRESSION",
+        help="Differentiate one expression instead of a spec; output named f.",
+    )(f)
+    return click.argument("spec", required=False, metavar="[SPEC]")(f)
+
+
+LIMIT_HELP = {
+    "max_elements": ("N", int, "Most elements in any one tensor"),
+    "max_nodes": ("N", int, "Most graph nodes, forward and gradient together"),
+    "max_depth": ("N", int, "Deepest nesting of an expression or of the YAML"),
+    "max_passes": ("N", int, "Most evaluation passes (output elements) for jacobian/hessian"),
+    "sympy_timeout": ("SECONDS", float, "Wall-clock budget for SymPy in check"),
+    "sympy_max_nodes": ("N", int, "Largest expression check translates to SymPy"),
+    "fd_max_elements": ("N", int, "Most input elements finite differences perturb"),
+    "fd_timeout": ("SECONDS", float, "Wall-clock budget for finite differences in check"),
+}
+
+
+def limit_options(f):
+    """The global resource-limit flags; each overrides its GRADCLI_* environment variable."""
+    defaults = limits.Limits()
+    for name, (metavar, kind, text) in reversed(LIMIT_HELP.items()):
+        default = getattr(defaults, name)
+        f = click.option(
+            limits.flag(name),
+            name,
+            type=kind,
+            default=None,
+            metavar=metavar,
+            help=f"{text} (default {default:,}; env {limits.ENV[name]}).",
+        )(f)
+    return f
+
+
+def format_option(choices: list[str], default: str | None, text: str):
+    """A --format option (its value is the `fmt` parameter) with these choices."""
+    return click.option("--format", "fmt", type=click.Choice(choices), default=default, help=text)
+
+
+# eval, jacobian, hessian: a table for people, plain lines for pipes (common.choose_format)
+TABLE_JSON_PLAIN = format_option(
+    ["table", "json", "plain"],
+    None,
+    "Output format (default: table on a terminal, plain otherwise).",
+)
+# explain, check
+TABLE_OR_JSON = format_option(["table", "json"], "table", "Output format (default: table).")
+
+SYMBOLIC = click.option(
+    "--symbolic",
+    is_flag=True,
+    help="Also print d output/d input as SymPy formulas in the spec's names.",
+)

@@ -1,0 +1,143 @@
+"""eval's output: the JSON document, plain lines and Rich tables of an evaluation."""
+
+from __future__ import annotations
+
+from gradcli.core.evaluation import Evaluation
+from gradcli.views.format import SCHEMA, compact, dims, jsonable, pretty, shape_list, shape_text
+
+UNCONNECTED_HINT = "no differentiable path; run `gradcli explain` to see which node cuts it"
+
+
+def document(
+    ev: Evaluation,
+    why: dict | None = None,
+    warnings: list | None = None,
+    checked=None,
+    formulas=None,
+) -> dict:
+    """eval's JSON document (the scripting interface, schema 1)."""
+    # why: explain's Pair by gradient name; checked: the check's report (null without
+    # one); formulas: the report whose --symbolic formulas to list. The check's views are
+    # imported only when there is a report, so --check off never imports the check.
+    graph = ev.problem.graph
+    outputs = {
+        name: {"value": jsonable(v), "shape": shape_list(v), "dtype": str(v.dtype)}
+        for name, v in ev.outputs.items()
+    }
+    grads = {}
+    for x in ev.problem.wrt:
+        node = graph[x]
+        v = ev.gradients[node.name]
+        grads[node.name] = {
+            "value": jsonable(v),
+            "shape": dims(node.shape),
+            "dtype": node.dtype,
+            "status": ev.status[node.name],
+        }
+        pair = (why or {}).get(node.name)
+        grads[node.name]["reason"] = pair.reason if pair else None
+        causes = [c.document() for c in pair.causes] if pair else []
+        for cause in causes:
+            del cause["path"]  # an index into explain's paths, which eval does not list
+        grads[node.name]["causes"] = causes
+    doc = {
+        "schema": SCHEMA,
+        "outputs": outputs,
+        "gradients": grads,
+        "unconnected": ev.problem.unconnected,
+        "warnings": warnings or [],
+        "check": None,
+    }
+    if checked is not None:
+        from gradcli.views.check_report import document as check_document
+
+        doc["check"] = check_document(checked)
+    if formulas is not None:
+        from gradcli.views.check_report import formulas_document
+
+        doc["formulas"] = formulas_document(formulas)
+    return doc
+
+
+def plain(ev: Evaluation, formulas=None) -> str:
+    """output/grad<TAB>NAME<TAB>VALUE lines, then the formulas of a report with --symbolic."""
+    lines = [f"output\t{name}\t{compact(v)}" for name, v in ev.outputs.items()]
+    lines += [f"grad\t{name}\t{compact(v)}" for name, v in ev.gradients.items()]
+    text = "\n".join(lines)
+    if formulas is not None:
+        from gradcli.views.check_report import plain_formulas
+
+        text += "\n" + "\n".join(plain_formulas(formulas))
+    return text
+
+
+def print_tables(ev: Evaluation, why: dict, out, checked=None) -> None:
+    """The outputs table and the gradients table (with a check column when checked)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    width = max(out.width - 40, 30)
+    outputs = Table(title="outputs", title_justify="left", show_edge=False)
+    for col in ("output", "shape", "dtype", "value"):
+        outputs.add_column(col)
+    for name, v in ev.outputs.items():
+        outputs.add_row(name, shape_text(v.shape), str(v.dtype), pretty(v, width))
+    out.print(outputs)
+    grads = Table(title="gradients", title_justify="left", show_edge=False)
+    for col in ("wrt", "shape", "value", "status"):
+        grads.add_column(col)
+    cells = {}
+    if checked is not None:
+        from gradcli.views.check_report import cell
+
+        grads.add_column("check")
+        cells = {name: cell(c) for name, c in checked.inputs.items()}
+    graph = ev.problem.graph
+    for x in ev.problem.wrt:
+        node = graph[x]
+        status = ev.status[node.name]
+        value = pretty(ev.gradients[node.name], width)
+        pair = why.get(node.name)
+        reason = escape(pair.reason) if pair and pair.reason else None
+        shape = shape_text(node.shape)
+        if status == "unconnected":
+            row = [
+                node.name,
+                shape,
+                f"[yellow]{value}[/]",
+                f"[yellow]unconnected: {reason or UNCONNECTED_HINT}[/]",
+            ]
+        elif reason:
+            row = [node.name, shape, value, f"[yellow]{status}; {reason}[/]"]
+        else:
+            row = [node.name, shape, value, f"[green]{status}[/]"]
+        grads.add_row(*row, *([cells.get(node.name, "-")] if checked is not None else []))
+    if ev.problem.wrt:
+        out.print()
+        out.print(grads)
+
+
+def print_check(report, checked, symbolic: bool, out) -> None:
+    """Under eval's tables: the --symbolic formulas and the check's summary line."""
+    if report is None:
+        return
+    from gradcli.views.check_report import print_formulas, print_summary
+
+    if symbolic:
+        out.print()
+        print_formulas(report, out)
+    if checked is not None:
+        out.print()
+        print_summary(checked, out)
+
+
+def warning_line(message: str) -> str:
+    """A warning for stderr: `gradcli: warning: MESSAGE`."""
+    return f"gradcli: warning: {message}"
+
+
+def disagreement_line(report) -> str:
+    """The warning eval prints on stderr when its check finds a gradient that disagrees."""
+    from gradcli.views.check_report import summary
+
+    return warning_line(f"{summary(report)}; run `gradcli check` for the elements")
