@@ -99,13 +99,15 @@ def _explanations(ev) -> dict:
     """name -> explain's Pair for every None, (partly) zero or non-finite gradient of the sum."""
     import numpy as np
 
+    from gradcli.core.problem import CONNECTED
+
     graph = ev.problem.graph
     need = []
     for x in ev.problem.wrt:
         name = graph[x].name
         value = ev.gradients[name]
         if (
-            ev.status[name] != "connected"
+            ev.status[name] != CONNECTED
             or value is None
             or np.any(value == 0)
             or not np.all(np.isfinite(value))  # NaN/Inf: explain gives their origins

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from gradcli.core.problem import NONE, ZEROS
 from gradcli.runtime import limits
 
 
@@ -12,7 +13,7 @@ def spec_options(f):
     """SPEC or -e, --at, --wrt, --unconnected: how every command is told what to compute."""
     f = click.option(
         "--unconnected",
-        type=click.Choice(["none", "zero"]),
+        type=click.Choice([NONE, ZEROS]),
         default=None,
         help="Unconnected gradients: None (default) or zeros of the input's shape.",
     )(f)

@@ -9,7 +9,7 @@ import numpy as np
 from gradcli.core.autodiff import Gradients, gradients
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.ops import ZERO_GRAD
-from gradcli.core.problem import Problem
+from gradcli.core.problem import CONNECTED, UNCONNECTED, ZEROS, Problem
 from gradcli.runtime.gcpause import paused
 
 
@@ -45,11 +45,11 @@ def evaluate(problem: Problem, keep: bool = False, record: bool = False) -> Eval
     for x, g in zip(problem.wrt, grads.results):
         node = graph[x]
         if g is None:
-            status[node.name] = "unconnected"
-            zeros = problem.unconnected == "zero"
+            status[node.name] = UNCONNECTED
+            zeros = problem.unconnected == ZEROS
             result[node.name] = np.zeros(node.shape, node.dtype) if zeros else None
         else:
-            status[node.name] = "connected"
+            status[node.name] = CONNECTED
             if g is ZERO_GRAD:
                 result[node.name] = np.zeros(node.shape, node.dtype)
             else:

@@ -11,6 +11,7 @@ from gradcli.core.graph import Graph
 from gradcli.runtime.errors import Pos
 
 NONE, ZEROS = "none", "zero"  # what an unconnected gradient is reported as (TF's names)
+CONNECTED, UNCONNECTED = "connected", "unconnected"  # eval's status of a gradient
 
 
 @dataclass

@@ -311,7 +311,7 @@ def reason(pair) -> str | None:
         return non_finite_reason(pair)
     x, y, causes = pair.input, pair.output, pair.causes
     first = causes[0]
-    if pair.status == "unconnected":
+    if pair.status == Status.UNCONNECTED:
         if first.kind == NO_PATH:
             return f"{y} does not use {x} at all: {first.detail}"
         if first.kind == INTEGER and first.op is None:
@@ -323,7 +323,7 @@ def reason(pair) -> str | None:
             return f"{which} from {x} to {y} goes through {first.summary}"
         return f"every path from {x} to {y} is cut: {_listed(causes)}"
     n, zeros = pair.elements, pair.zero_elements
-    if pair.status == "zero":
+    if pair.status == Status.ZERO:
         head = "the gradient is zero" if n == 1 else f"all {n} elements are zero"
     else:
         head = f"{zeros} of {n} elements {'is' if zeros == 1 else 'are'} zero"

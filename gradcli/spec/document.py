@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcli.core.graph import MAX_RANK
+from gradcli.core.problem import NONE
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos
 from gradcli.spec.lowering import CONSTANTS, Function
@@ -79,7 +80,7 @@ class Spec:
     outputs: list[tuple[str, Pos]] | None = None
     wrt: list[tuple[str, Pos]] | None = None
     grad_ys: dict[str, tuple[np.ndarray, Pos]] = field(default_factory=dict)
-    unconnected: str = "none"
+    unconnected: str = NONE
     description: str | None = None
 
 

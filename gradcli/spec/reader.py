@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gradcli.core.ops import public_ops
+from gradcli.core.problem import NONE, ZEROS
 from gradcli.runtime.errors import GradcliError, LimitError, Pos, did_you_mean
 from gradcli.spec import expression as ast
 from gradcli.spec.document import _STR, TOP_KEYS, EntrySpec, Reader, Spec, check_name, decode
@@ -56,8 +57,8 @@ def load_spec(data: bytes | str, file: str) -> Spec:
     if "unconnected" in sections:
         node = sections["unconnected"][1]
         value = reader.scalar(node)
-        value = "none" if value is None else str(value).lower()
-        if value not in ("none", "zero"):
+        value = NONE if value is None else str(value).lower()
+        if value not in (NONE, ZEROS):
             raise reader.error(f"unconnected must be 'none' or 'zero', got {value!r}", node)
         spec.unconnected = value
     return spec

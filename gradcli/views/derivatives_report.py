@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gradcli.core.problem import UNCONNECTED
 from gradcli.views.format import SCHEMA, compact, console, dims, dumps, jsonable, pretty, shape_text
 
 UNCONNECTED_HINT = "no differentiable path"
@@ -48,7 +49,7 @@ def print_table(kind: str, blocks: dict, headers: tuple[str, str], out) -> None:
         for b, blk in row.items():
             value = pretty(blk.value, width)
             shape = shape_text(blk.shape)
-            if blk.status == "unconnected":
+            if blk.status == UNCONNECTED:
                 status = f"[yellow]unconnected: {UNCONNECTED_HINT}[/]"
                 t.add_row(a, b, shape, f"[yellow]{value}[/]", status)
             else:

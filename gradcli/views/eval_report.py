@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gradcli.core.evaluation import Evaluation
+from gradcli.core.problem import UNCONNECTED
 from gradcli.views.format import SCHEMA, compact, dims, jsonable, pretty, shape_list, shape_text
 
 UNCONNECTED_HINT = "no differentiable path; run `gradcli explain` to see which node cuts it"
@@ -100,7 +101,7 @@ def print_tables(ev: Evaluation, why: dict, out, checked=None) -> None:
         pair = why.get(node.name)
         reason = escape(pair.reason) if pair and pair.reason else None
         shape = shape_text(node.shape)
-        if status == "unconnected":
+        if status == UNCONNECTED:
             row = [
                 node.name,
                 shape,

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from gradcli.core.printing import source_line
 from gradcli.explain.analysis import PARTIALLY_ZERO, UNCONNECTED, Pair
+from gradcli.explain.report import Status
 from gradcli.views.format import SCHEMA
 
 LISTED = 10  # causes listed in a panel
 SHOWN = 8  # longest path drawn in full; longer ones are elided around their culprits
-STYLE = {UNCONNECTED: "yellow", PARTIALLY_ZERO: "yellow", "zero": "yellow", "connected": "green"}
+STYLE = {
+    Status.UNCONNECTED: "yellow",
+    Status.PARTIALLY_ZERO: "yellow",
+    Status.ZERO: "yellow",
+    Status.CONNECTED: "green",
+}
 
 
 def document(pairs: list[Pair]) -> dict:

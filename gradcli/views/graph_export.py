@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from gradcli.core.graph import CONST_OP, GRADIENT, INPUT_OP
+from gradcli.core.problem import CONNECTED, UNCONNECTED
 from gradcli.views import graph_model as gv
 from gradcli.views.format import SCHEMA, dims, dumps, shape_text
 
@@ -87,7 +88,7 @@ def _results(view: gv.GraphView):
         notes = []
         if r is None:
             notes.append("None (unconnected)")
-        elif r == "zero":
+        elif r == gv.KNOWN_ZERO:
             notes.append("zero (connected)")
         finding = view.findings.get(name)
         if finding is not None and finding.reason:
@@ -223,7 +224,7 @@ def to_json(view: gv.GraphView) -> dict:
             finding = view.findings.get(name)
             doc["gradients"][name] = {
                 "node": nodes[r].id if isinstance(r, int) else None,
-                "status": "unconnected" if r is None else "connected",
+                "status": UNCONNECTED if r is None else CONNECTED,
                 "zero_elements": finding.zero_elements if finding else None,
                 "reason": finding.reason if finding else None,
             }

@@ -18,8 +18,10 @@ from gradcli.core.executor import resolve_conds, run
 from gradcli.core.graph import COND_OP, CONST_OP, CUSTOM_OP, INPUT_OP, Graph, Node, is_float
 from gradcli.core.ops import BRANCH, CUSTOM, CUT, REGISTRY, STOP, ZERO, ZERO_GRAD
 from gradcli.core.problem import Problem
+from gradcli.explain.report import Status
 from gradcli.views.format import compact, dims
 
+KNOWN_ZERO = "zero"  # a gradient marker: connected, and known to be zero (no node)
 LABEL_WIDTH = 40  # longer expression labels are shortened with "..."
 OPERAND_WIDTH = 32  # a longer operand is named by its id (add#7) inside other labels
 INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "matmul": "@"}
@@ -89,7 +91,7 @@ class GraphView:
     edges: list[ViewEdge]
     outputs: list[int]
     wrt: list[int]
-    # per target name: the gradient's node index, "zero" (connected, known zero) or None
+    # per target name: the gradient's node index, KNOWN_ZERO (connected, known zero) or None
     gradients: dict[str, object] = field(default_factory=dict)
     # per target name, from explain's analysis: (status, zero elements, elements, reason)
     findings: dict[str, Finding] = field(default_factory=dict)
@@ -148,7 +150,7 @@ def collect(problem: Problem, grad: bool = False, values: bool = False) -> Graph
             ViewEdge(j, i, slot, _cut(graph, node, slot)) for slot, j in enumerate(node.inputs)
         )
     for x, r in zip(problem.wrt, results):
-        view.gradients[graph[x].name] = "zero" if r is ZERO_GRAD else r
+        view.gradients[graph[x].name] = KNOWN_ZERO if r is ZERO_GRAD else r
     if grad:
         _explain(graph, problem, view)
     if values:
@@ -174,7 +176,11 @@ def _explain(graph: Graph, problem: Problem, view: GraphView) -> None:
                 vn.causes.append((name, cause.kind))
 
 
-STATUS_WORDS = {"unconnected": "None", "zero": "zero", "partially_zero": "partly zero"}
+STATUS_WORDS = {
+    Status.UNCONNECTED: "None",
+    Status.ZERO: "zero",
+    Status.PARTIALLY_ZERO: "partly zero",
+}
 
 
 def why(view: GraphView, name: str) -> str:

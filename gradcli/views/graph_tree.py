@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from gradcli.core.graph import COND_OP, GRADIENT
+from gradcli.explain.report import Status
 from gradcli.views import graph_model as gv
 from gradcli.views.format import nested, number, shape_text, short_number
 
@@ -116,14 +117,14 @@ class TreePrinter:
         head = Text(f"{self.sym('∇')} gradient of {outputs} w.r.t. {name}", style="bold blue")
         if r is None:
             head.append("  None (unconnected)", style="yellow")
-        elif r == "zero":
+        elif r == gv.KNOWN_ZERO:
             head.append("  zero (connected, no node)", style="yellow")
         finding = view.findings.get(name)
         if finding is not None and finding.reason:
-            if finding.status == "partially_zero":
+            if finding.status == Status.PARTIALLY_ZERO:
                 count = f"{finding.zero_elements} of {finding.elements} elements zero"
                 head.append(f"  {count}", style="yellow")
-            elif finding.status == "zero" and r != "zero":
+            elif finding.status == Status.ZERO and r != gv.KNOWN_ZERO:
                 head.append("  zero", style="yellow")
             head.append(f"  {self.sym(CAUSE[0])} {finding.reason}", style=CAUSE[1])
         yield from self.section(head, None, child=r if isinstance(r, int) else None)
