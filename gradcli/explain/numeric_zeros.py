@@ -415,6 +415,8 @@ class ZeroTrace:
             return up[attrs["index"]], NONZERO
         if transport is Transport.PARTS:
             return self._part(mnode, j, up), NONZERO
+        if transport is Transport.ROUTE:
+            return self._route(mnode, j, knode, up), NONZERO
         if transport is Transport.REDUCE:
             axes = normalize_axes(op.name, attrs.get("axis"), len(shape))
             kept = reduced_shape(shape, range(len(shape)) if axes is None else axes, True)
@@ -426,6 +428,25 @@ class ZeroTrace:
         if not (up < 0).any():
             return np.full(shape, together), NONZERO
         return np.full(shape, NONZERO), together
+
+    def _route(self, mnode, j: int, knode, up) -> np.ndarray:
+        """Labels of input j of an index op, through the pairs its `route` hook gives."""
+        into, src = REGISTRY[mnode.op].route(mnode, j, self.value)
+        into = np.asarray(into, dtype=np.int64).reshape(-1)
+        flat = up.reshape(-1)[np.asarray(src, dtype=np.int64).reshape(-1)]
+        size = knode.size
+        fed = np.zeros(size, bool)
+        fed[into] = True
+        flows = np.zeros(size, bool)
+        flows[into[flat < 0]] = True
+        big = np.iinfo(np.int64).max
+        lo, hi = np.full(size, big), np.full(size, -1)
+        np.minimum.at(lo, into, np.where(flat < 0, big, flat))
+        np.maximum.at(hi, into, flat)
+        out = np.where(~fed, UNFED, np.where(flows, NONZERO, lo))
+        for e in np.flatnonzero(fed & ~flows & (lo != hi)).tolist():
+            out[e] = self.labels.union_all(flat[into == e])
+        return out.reshape(knode.shape)
 
     def _part(self, mnode, j: int, up) -> np.ndarray:
         """The slice of a concat's or stack's gradient that belongs to input j."""

@@ -345,6 +345,8 @@ class Builder:
 
     def prepare(self, op, tensors: list, pos: Pos) -> list[int]:
         """Inputs converted to the dtypes the op accepts (see the module docstring)."""
+        if op.index_inputs:
+            return self.prepare_indexed(op, tensors, pos)
         kind = op.accepts
         if kind == "select":  # where/cond: a boolean condition, then two values of one dtype
             cond = self.tensor(tensors[0], "bool")
@@ -366,6 +368,37 @@ class Builder:
                 for i in ids
             ]
         return ids
+
+    def prepare_indexed(self, op, tensors: list, pos: Pos) -> list[int]:
+        """An op with integer index inputs (gather): those become int32 literals or stay
+        int32/int64 tensors; the other inputs are prepared as `accepts` says."""
+        ids: dict[int, int] = {}
+        for k in op.index_inputs:
+            value = tensors[k]
+            where = getattr(value, "pos", None) or pos
+            if isinstance(value, Seq):
+                value = self.sequence(value)
+            if isinstance(value, Lit):
+                if value.value.dtype == bool or not _integral(value.value):
+                    raise GradcliError(f"{op.name}: indices must be integers", where)
+                if np.any(np.abs(value.value) >= 2**31):
+                    raise GradcliError(f"{op.name}: an index is too large for int32", where)
+                ids[k] = self.const(value.value.astype(np.int64), "int32", where)
+                continue
+            i = self.tensor(value)
+            dtype = self.graph[i].dtype
+            if dtype not in INT_DTYPES:
+                raise GradcliError(
+                    f"{op.name}: indices must be int32 or int64, got {dtype} "
+                    f"(cast(x, 'int32') converts)",
+                    where,
+                )
+            ids[k] = i
+        rest = [t for k, t in enumerate(tensors) if k not in ids]
+        if rest:
+            rest = self.prepare(_NoIndex(op), rest, pos)
+        it = iter(rest)
+        return [ids[k] if k in ids else next(it) for k in range(len(tensors))]
 
     def index(self, node: ast.Index, value, items):
         index = []
@@ -444,6 +477,15 @@ class Builder:
             return r
 
         return rule
+
+
+class _NoIndex:
+    """An op seen without its index inputs (prepare applies `accepts` to the others)."""
+
+    index_inputs = ()
+
+    def __init__(self, op):
+        self.name, self.accepts = op.name, op.accepts
 
 
 def _check_list_depth(seq: Seq) -> None:

@@ -47,6 +47,7 @@ class Transport(Enum):
     PARTS = "parts"  # concat/stack: each input owns one slice along `axis`
     REDUCE = "reduce"  # each output element reduces the input over `axis` (all when None)
     SCAN = "scan"  # each output element mixes the whole row along one `axis`
+    ROUTE = "route"  # index ops: the op's `route` hook says which gradient element feeds which
     OPAQUE = "opaque"  # all or nothing
 
 
@@ -150,6 +151,16 @@ class Op:
     doc: str = ""
     attrs: tuple[Attr, ...] = ()  # keyword attributes accepted in expressions, in order
     accepts: str = "number"  # input dtypes: float, number (bools become float64), bool, any
+    # input positions holding integer index tensors (gather's indices): the lowerer makes
+    # them int32 (literals) or keeps int32/int64 tensors and refuses others; `accepts` then
+    # applies to the remaining inputs only. No gradient flows to them (they are not floats).
+    index_inputs: tuple[int, ...] = ()
+    # explain's map for Transport.ROUTE (index ops, whose map depends on values at the point):
+    # route(node, j, value_of) -> (into, src), two int arrays of equal length: the gradient
+    # element with flat index src[t] of the node's output feeds the element into[t] of input
+    # j (flat). Elements of input j that no pair reaches get no gradient (`unselected`);
+    # value_of(i) is node i's value at the point (indices, or x for sort and top_k).
+    route: Callable | None = None
     operator: Operator | None = None  # its operator symbol, when it has one
     # printer(node, (first input's text, its precedence), index_text) -> (text, precedence),
     # for an op that node text shows in a form of its own (x[1:], an identity as its input)
