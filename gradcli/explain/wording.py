@@ -10,6 +10,7 @@ import numpy as np
 
 from gradcli.core.graph import COND_OP, Graph
 from gradcli.core.ops import REGISTRY, AttrKind, Behavior, Transport
+from gradcli.core.ops.shapes import TapeCause
 from gradcli.core.printing import expression
 from gradcli.explain.numeric_zeros import (
     CANCELLATION,
@@ -27,6 +28,8 @@ STOP_GRADIENT = "stop_gradient"
 NON_DIFFERENTIABLE = "non_differentiable"
 UNTAKEN_BRANCH = "untaken_branch"
 INTEGER = "integer"
+# code-level kinds (the TensorFlow reader's tape_boundary nodes): defined once, in core
+LEAVES_TAPE, NOT_WATCHED, OUTSIDE_TAPE = (c.value for c in TapeCause)
 
 # a kink op's inactive region, when its record has no words of its own
 INACTIVE_WORDS = (
@@ -74,12 +77,10 @@ class Words:
         arg, where = self.arg(cut.operand), self.where(cut.node)
         op = node.op
         record = REGISTRY[op]
-        if record.behavior is Behavior.STOP:
-            return (
-                STOP_GRADIENT,
-                f"stop_gradient({arg}) passes no gradient to {arg}",
-                f"stop_gradient in {where}",
-            )
+        if record.cut_words is not None:
+            fields = {**node.attrs, "arg": arg, "where": where}
+            kind, detail, summary = (str(t).format(**fields) for t in record.cut_words)
+            return kind, detail, summary
         if op == COND_OP and cut.slot in (1, 2) and cut.slot != node.attrs.get("taken"):
             return self._untaken(cut, arg, where)
         if record.behavior is Behavior.CUSTOM:
