@@ -138,7 +138,13 @@ def warn_disagreement(report) -> None:
     sys.stderr.write(line)
 
 
-def run(spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, points=None) -> int:
+def run(
+    spec, expr, at, wrt, unconnected, fmt, check="auto", symbolic=False, points=None, lang=None
+) -> int:
+    from gradcli.cli.tfcode import is_tf_code, run_eval
+
+    if is_tf_code(spec, lang):  # TensorFlow code: one result per gradient call
+        return run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
     if points is not None:
         from gradcli.cli.points import run_points
         from gradcli.runtime.errors import GradcliError

@@ -136,7 +136,11 @@ def table(pairs: list[Pair], problem) -> None:
         out.print("no gradients requested (no trainable inputs; name some with --wrt)")
 
 
-def run(spec, expr, at, wrt, unconnected, output, fmt, quiet) -> int:
+def run(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang=None) -> int:
+    from gradcli.cli.tfcode import is_tf_code, run_explain
+
+    if is_tf_code(spec, lang):  # TensorFlow code: pairs per gradient call
+        return run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet)
     problem = load_problem(spec, expr, at, wrt, unconnected)
     pairs = explain(problem, output)
     if not quiet:

@@ -216,14 +216,20 @@ def cli(**overrides):
     metavar="FILE",
     help="Evaluate many input points (JSON Lines or CSV, '-' for stdin); one JSON line each.",
 )
-def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points):
+@click.option(
+    "--lang",
+    type=click.Choice(["spec", "tf"]),
+    default=None,
+    help="What SPEC is: a YAML spec, or TensorFlow code (default: tf for FILE.py).",
+)
+def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, lang):
     """Values of the outputs and their gradients, cross-checked.
 
     Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
     """
     from gradcli.cli.eval import run
 
-    return run(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
+    return run(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, lang)
 
 
 _TABLE_OR_JSON = click.option(
@@ -245,7 +251,13 @@ _TABLE_OR_JSON = click.option(
 )
 @_TABLE_OR_JSON
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
-def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
+@click.option(
+    "--lang",
+    type=click.Choice(["spec", "tf"]),
+    default=None,
+    help="What SPEC is: a YAML spec, or TensorFlow code (default: tf for FILE.py).",
+)
+def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang):
     """Why each gradient is None or zero: the node that cut or zeroed it.
 
     One result per (output, input) pair. Exit status: 0 when every gradient is connected,
@@ -254,7 +266,7 @@ def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet):
     """
     from gradcli.cli.explain import run
 
-    return run(spec, expr, at, wrt, unconnected, output, fmt, quiet)
+    return run(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang)
 
 
 # --- check (issue 4) --------------------------------------------------------------------

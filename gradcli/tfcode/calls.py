@@ -283,6 +283,7 @@ class Lowering:
         if tape is None or i in tape.on:
             return lid
         line = self.it.g[i].pos.line
+        entry, pos = name, self.it.g[i].pos
         if isinstance(value, Variable):
             if not value.trainable:
                 why = (
@@ -294,6 +295,8 @@ class Lowering:
                 why = (f"the tape (line {tape.pos.line}) has watch_accessed_variables=False and "
                        f"never watches {name}")  # fmt: skip
                 fix = f"call tape.watch({name}) inside the with block"
+                entry, pos = tape.label, tape.pos  # the culprit is the tape's option
+                self.positions.setdefault(entry, pos)
             else:
                 return lid  # read outside the tape: the op that read it is the cut
             summary = f"{name}, which the tape never watches"
@@ -308,9 +311,7 @@ class Lowering:
             why = f"{name} (line {line}) is a tensor the tape never watched"
             fix = f"call tape.watch({name}) inside the with block, or make it a tf.Variable"
             summary = f"{name}, which the tape never watches"
-        return self._boundary(
-            lid, TapeCause.NOT_WATCHED, f"{why}; {fix}", summary, name, self.it.g[i].pos
-        )
+        return self._boundary(lid, TapeCause.NOT_WATCHED, f"{why}; {fix}", summary, entry, pos)
 
     def _outside(self, i: int, lid: int) -> int:
         """An op on watched values that the tape did not record: cut at its line (outside_tape)."""

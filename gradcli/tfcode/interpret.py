@@ -189,8 +189,9 @@ class Interpreter:
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 top = alias.name.split(".")[0]
-                if top not in ("tensorflow", "numpy"):
-                    raise Refused()  # already refused by the scan
+                if top not in ("tensorflow", "numpy"):  # refused by the scan; never imported
+                    scope.vars[alias.asname or top] = Module("!" + alias.name)
+                    continue
                 path = _module_path(alias.name)
                 if alias.asname:
                     scope.vars[alias.asname] = Module(path)
@@ -260,6 +261,8 @@ class Interpreter:
         for item in stmt.items:
             value = self.expr(item.context_expr, scope)
             if isinstance(value, Tape):
+                if isinstance(item.optional_vars, ast.Name):
+                    value.label = item.optional_vars.id
                 value.start = len(self.g)
                 value.end = float("inf")
                 value.active = True
@@ -394,6 +397,8 @@ class Interpreter:
             raise Refused()
         if isinstance(obj, Module):
             path = f"{obj.path}.{name}"
+            if path.startswith("!"):
+                self.refuse(node, f"{path[1:]} (a module gradcli never imports: nothing is run)")
             if path.startswith("builtins."):
                 self.refuse(node, path)
             dtype = _dtype_of_path(path)
@@ -1280,7 +1285,7 @@ def _as_load(target):
 
 
 def _key(value):
-    if isinstance(value, (str, int, float, bool, type(None), tuple)):
+    if isinstance(value, (str, int, float, bool, type(None), tuple, Tensor)):
         return value
     if isinstance(value, Variable):
         return id(value)

@@ -74,6 +74,7 @@ class Tape:
     watched_at: dict = field(default_factory=dict)  # node id -> graph size at tape.watch
     used: bool = False
     active: bool = False
+    label: str = "GradientTape"  # the name its with statement binds (explain's entry)
 
     def recording(self, node: int) -> bool:
         return self.start <= node < self.end
