@@ -11,11 +11,12 @@ ALLOWED = {
     "runtime": set(),
     "core": {"runtime"},
     "spec": {"runtime", "core"},
-    "explain": {"runtime", "core", "spec"},
-    "check": {"runtime", "core", "spec"},
-    "views": {"runtime", "core", "spec", "explain", "check"},
-    "cli": {"runtime", "core", "spec", "explain", "check", "views"},
-    "api": {"runtime", "core", "spec", "explain", "check"},
+    "tfcode": {"runtime", "core"},
+    "explain": {"runtime", "core", "spec", "tfcode"},
+    "check": {"runtime", "core", "spec", "tfcode"},
+    "views": {"runtime", "core", "spec", "tfcode", "explain", "check"},
+    "cli": {"runtime", "core", "spec", "tfcode", "explain", "check", "views"},
+    "api": {"runtime", "core", "spec", "tfcode", "explain", "check"},
 }
 # third-party packages only some layers may import
 ONLY = {"sympy": {"check"}, "rich": {"views", "cli"}, "click": {"cli"}}

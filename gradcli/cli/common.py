@@ -77,6 +77,11 @@ def load_problem(spec_path, expr, at, wrt, unconnected) -> Problem:
         raise GradcliError("give either a SPEC file or -e EXPRESSION, not both")
     if not spec_path and expr is None:
         raise GradcliError("no spec: give a SPEC file ('-' for stdin) or -e EXPRESSION")
+    if spec_path and spec_path.endswith(".py"):
+        raise GradcliError(
+            f"{spec_path}: this command does not read TensorFlow code yet; "
+            "`gradcli eval` and `gradcli explain` do"
+        )
     values = parse_at(at)
     with paused(lasting=True):
         if expr is not None:

@@ -85,3 +85,11 @@ SYMBOLIC = click.option(
     is_flag=True,
     help="Also print d output/d input as SymPy formulas in the spec's names.",
 )
+
+
+LANG = click.option(
+    "--lang",
+    type=click.Choice(["spec", "tf"]),
+    default=None,
+    help="What SPEC is: a YAML spec, or TensorFlow code (default: tf for FILE.py).",
+)

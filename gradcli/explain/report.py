@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from gradcli.core.ops.shapes import TapeCause
+
 
 class Word(str, Enum):
     """A str-valued enum member that prints and formats as its value."""
@@ -47,6 +49,10 @@ class Cause(Word):
     ZERO_DERIVATIVE = "zero_derivative"
     UNSELECTED = "unselected"
     UNDERFLOW = "underflow"
+    # code-level, from the TensorFlow reader's tape boundaries (named once, in core)
+    LEAVES_TAPE = TapeCause.LEAVES_TAPE.value
+    NOT_WATCHED = TapeCause.NOT_WATCHED.value
+    OUTSIDE_TAPE = TapeCause.OUTSIDE_TAPE.value
     # NaN/Inf
     NON_FINITE = "non_finite"
 

@@ -25,6 +25,7 @@ from gradcli.explain.structural_cuts import Cut
 
 NO_PATH, STOP_GRADIENT, INTEGER = Cause.NO_PATH, Cause.STOP_GRADIENT, Cause.INTEGER
 NON_DIFFERENTIABLE, UNTAKEN_BRANCH = Cause.NON_DIFFERENTIABLE, Cause.UNTAKEN_BRANCH
+LEAVES_TAPE, NOT_WATCHED, OUTSIDE_TAPE = Cause.LEAVES_TAPE, Cause.NOT_WATCHED, Cause.OUTSIDE_TAPE
 
 # a kink op's inactive region, when its record has no words of its own
 INACTIVE_WORDS = (
@@ -72,12 +73,10 @@ class Words:
         arg, where = self.arg(cut.operand), self.where(cut.node)
         op = node.op
         record = REGISTRY[op]
-        if record.behavior is Behavior.STOP:
-            return (
-                STOP_GRADIENT,
-                f"stop_gradient({arg}) passes no gradient to {arg}",
-                f"stop_gradient in {where}",
-            )
+        if record.cut_words is not None:
+            fields = {**node.attrs, "arg": arg, "where": where}
+            kind, detail, summary = (str(t).format(**fields) for t in record.cut_words)
+            return kind, detail, summary
         if op == COND_OP and cut.slot in (1, 2) and cut.slot != node.attrs.get("taken"):
             return self._untaken(cut, arg, where)
         if record.behavior is Behavior.CUSTOM:

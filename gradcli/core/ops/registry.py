@@ -143,6 +143,9 @@ class Op:
     # explain's words for the elements where a kink op passes no gradient: (detail, summary)
     # templates over {op} {arg} {text} {count} {entry} {line} {cond} {side} (None: generic)
     inactive: tuple[str, str] | None = None
+    # explain's words for an edge it cuts (a STOP op): (kind, detail, summary) templates over
+    # {arg} (the operand), {where} (the entry and line) and the node's own attributes
+    cut_words: tuple[str, str, str] | None = None
     cancels: bool = False  # its gradient mixes a row, so nonzero terms can cancel (softmax)
     moves: bool = False  # only moves, copies or relabels elements (no arithmetic for SymPy)
     public: bool = False  # callable by name from expressions

@@ -1,0 +1,161 @@
+"""eval and explain on a TensorFlow program (FILE.py, or --lang tf): one result per gradient call.
+
+The integration into the commands is one branch each (eval.run and explain.run call
+`is_tf_code` first); everything else about TensorFlow code lives here and in gradcli.tfcode.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gradcli.cli.common import read_spec_bytes
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.runtime.errors import GradcliError
+
+OK, FINDING = ExitCode.OK, ExitCode.FINDING
+
+
+def is_tf_code(spec: str | None, lang: str | None) -> bool:
+    """True when SPEC is TensorFlow code: a file ending in .py, or --lang tf."""
+    if lang is not None:
+        return lang == "tf"
+    return bool(spec) and spec.endswith(".py")
+
+
+def load_program(spec, expr, at, wrt, unconnected, **unsupported):
+    """Read the program; the options that pick values or targets of a spec do not apply."""
+    from gradcli.tfcode import read_program
+
+    given = {"-e": expr, "--at": at, "--wrt": wrt, "--unconnected": unconnected, **unsupported}
+    for flag, value in given.items():
+        if value:
+            raise GradcliError(
+                f"{flag} does not apply to TensorFlow code: the program itself says what to "
+                "compute (each gradient call's target, sources and unconnected_gradients)"
+            )
+    if not spec:
+        raise GradcliError("no program: give FILE.py ('-' with --lang tf reads stdin)")
+    data, label = read_spec_bytes(spec)
+    return read_program(data, label)
+
+
+def _title(k: int, call) -> str:
+    return f"call {k}, line {call.line}: {call.kind}({call.target}, {', '.join(call.sources)})"
+
+
+def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points) -> int:
+    from gradcli.cli.common import choose_format
+    from gradcli.cli.eval import _cross_check as cross_check
+    from gradcli.cli.eval import _explanations as explanations
+    from gradcli.explain.eval_warnings import warnings
+    from gradcli.views.eval_report import document, plain, print_tables
+
+    program = load_program(
+        spec, expr, at, wrt, unconnected, **{"--symbolic": symbolic, "--points": points}
+    )
+    fmt = choose_format(fmt)
+    docs, failed, status = [], [], OK
+    for k, call in enumerate(program.calls):
+        ev = call.evaluation
+        if call.error is not None:
+            status = FINDING  # TensorFlow raises here
+        doc = {
+            "line": call.line,
+            "kind": call.kind,
+            "target": call.target,
+            "sources": call.sources,
+            "unconnected": call.unconnected,
+            "gradients": [],
+            "error": call.error,
+            "notes": call.notes,
+            "check": None,
+        }
+        report = None
+        if ev is not None:
+            report = cross_check(ev, check, False) if check != "off" else None
+            why = explanations(ev)
+            whole = document(ev, why, warnings(ev))
+            doc["gradients"] = [{"name": n, **g} for n, g in whole["gradients"].items()]
+            doc["warnings"] = whole["warnings"]
+            if report is not None:
+                from gradcli.views.check_report import document as check_document
+
+                doc["check"] = check_document(report)
+                if not report.ok:
+                    failed.append((k, report))
+        docs.append(doc)
+        if fmt == "plain":
+            print(f"call\t{k}\t{call.line}\t{call.target}")
+            if ev is not None:
+                print("\n".join(line for line in plain(ev).split("\n") if line.startswith("grad")))
+        elif fmt == "table":
+            from gradcli.views.format import console
+
+            out = console()
+            out.rule(_title(k, call), align="left")
+            if ev is not None:
+                print_tables(ev, explanations(ev), out, report)
+        if fmt != "json":
+            for note in call.notes:
+                print(f"note\t{k}\t{note}" if fmt == "plain" else f"note: {note}")
+            if call.error is not None:
+                error = f"{call.error['type']}: {call.error['message']}"
+                print(f"error\t{k}\t{error}" if fmt == "plain" else f"TensorFlow raises {error}")
+    if fmt == "json":
+        from gradcli.views.format import SCHEMA, dumps
+
+        print(dumps({"schema": SCHEMA, "file": program.file, "calls": docs}))
+    elif not program.calls:
+        print("no gradient calls in the program", file=sys.stderr)
+    if failed:
+        from gradcli.views.eval_report import disagreement_line
+
+        sys.stdout.flush()
+        for _, report in failed:
+            print(disagreement_line(report), file=sys.stderr)
+        return FINDING
+    return status
+
+
+def run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet) -> int:
+    from gradcli.explain.analysis import explain
+
+    program = load_program(spec, expr, at, wrt, unconnected, **{"--output": output})
+    pairs, status = [], OK
+    for k, call in enumerate(program.calls):
+        if call.error is not None:
+            status = FINDING
+        if call.problem is None:
+            continue
+        for pair in explain(call.problem):
+            pairs.append((k, call, pair))
+            if not pair.ok:
+                status = FINDING
+    if quiet:
+        return status
+    if fmt == "json":
+        from gradcli.views.format import SCHEMA, dumps
+
+        docs = [{"call": k, "line": call.line, **pair.document()} for k, call, pair in pairs]
+        calls = [
+            {"line": c.line, "target": c.target, "sources": c.sources, "error": c.error,
+             "notes": c.notes}
+            for c in program.calls
+        ]  # fmt: skip
+        print(dumps({"schema": SCHEMA, "file": program.file, "calls": calls, "pairs": docs}))
+        return status
+    from gradcli.views.explain_report import print_report
+    from gradcli.views.format import console
+
+    out = console()
+    for k, call in enumerate(program.calls):
+        out.rule(_title(k, call), align="left")
+        if call.problem is not None:
+            print_report([p for j, _, p in pairs if j == k], call.problem, out)
+        for note in call.notes:
+            out.print(f"note: {note}", markup=False)
+        if call.error is not None:
+            out.print(
+                f"TensorFlow raises {call.error['type']}: {call.error['message']}", markup=False
+            )
+    return status

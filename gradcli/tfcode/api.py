@@ -1,0 +1,221 @@
+"""One table from TensorFlow and NumPy dotted names to registry ops (data, not code).
+
+Each row says which registry op a TensorFlow function becomes, the function's parameters in
+TensorFlow's order, which of them are tensor inputs (in the op's input order), and which
+become the op's attributes (op attribute name, TensorFlow's default). A test checks every
+row against the registry: the op exists and its attributes are in the op's schema. Adding
+an op to gradcli's reader is one row here once the op is registered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TFOp:
+    """How one TensorFlow (or NumPy) function maps to a registry op."""
+
+    op: str
+    params: tuple[str, ...]  # TensorFlow's parameters, in positional order
+    tensors: tuple[str, ...]  # the params that are the op's tensor inputs, in op order
+    attrs: dict = field(default_factory=dict)  # param -> (op attribute, TensorFlow's default)
+    listed: bool = False  # the one tensor param is a list of tensors (concat, stack)
+    ignored: tuple[str, ...] = ("name",)  # accepted and ignored
+    swap: bool = False  # the op's inputs are the tensors reversed
+
+
+def _unary(op: str) -> TFOp:
+    return TFOp(op, ("x", "name"), ("x",))
+
+
+def _binary(op: str) -> TFOp:
+    return TFOp(op, ("x", "y", "name"), ("x", "y"))
+
+
+def _reduce(op: str) -> TFOp:
+    return TFOp(
+        op,
+        ("input_tensor", "axis", "keepdims", "name"),
+        ("input_tensor",),
+        {"axis": ("axis", None), "keepdims": ("keepdims", False)},
+    )
+
+
+UNARY = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "exp": "exp", "log": "log", "log1p": "log1p",
+    "sqrt": "sqrt", "square": "square", "abs": "abs", "sign": "sign", "tanh": "tanh",
+    "sigmoid": "sigmoid", "floor": "floor", "ceil": "ceil", "round": "round",
+    "negative": "neg", "softplus": "softplus", "logical_not": "logical_not",
+}  # fmt: skip
+BINARY = {
+    "add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "truediv": "div",
+    "pow": "pow", "maximum": "maximum", "minimum": "minimum", "less": "less",
+    "less_equal": "less_equal", "greater": "greater", "greater_equal": "greater_equal",
+    "equal": "equal", "not_equal": "not_equal", "logical_and": "logical_and",
+    "logical_or": "logical_or", "divide_no_nan": "div_no_nan", "multiply_no_nan": "mul_no_nan",
+}  # fmt: skip
+REDUCE = {
+    "reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "max", "reduce_min": "min",
+    "reduce_prod": "prod", "reduce_logsumexp": "logsumexp",
+}  # fmt: skip
+
+TF: dict[str, TFOp] = {}
+for _name, _op in UNARY.items():
+    TF[f"tf.math.{_name}"] = _unary(_op)
+for _name, _op in BINARY.items():
+    TF[f"tf.math.{_name}"] = _binary(_op)
+for _name, _op in REDUCE.items():
+    TF[f"tf.math.{_name}"] = _reduce(_op)
+    TF[f"tf.{_name}"] = _reduce(_op)
+for _name in ("sin", "cos", "tan", "exp", "sqrt", "square", "abs", "sign", "tanh", "sigmoid",
+              "floor", "ceil", "round", "negative", "add", "subtract", "multiply", "divide",
+              "truediv", "pow", "maximum", "minimum", "less", "less_equal", "greater",
+              "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
+              "logical_not"):  # fmt: skip
+    TF[f"tf.{_name}"] = TF[f"tf.math.{_name}"]
+TF["tf.nn.sigmoid"] = TF["tf.math.sigmoid"]
+TF["tf.nn.tanh"] = TF["tf.math.tanh"]
+TF["tf.nn.relu"] = TFOp("relu", ("features", "name"), ("features",))
+TF["tf.nn.softplus"] = TFOp("softplus", ("features", "name"), ("features",))
+TF["tf.math.cumsum"] = TFOp(
+    "cumsum",
+    ("x", "axis", "exclusive", "reverse", "name"),
+    ("x",),
+    {"axis": ("axis", 0), "exclusive": ("exclusive", False), "reverse": ("reverse", False)},
+)
+TF["tf.cumsum"] = TF["tf.math.cumsum"]
+TF["tf.math.cumprod"] = TFOp(
+    "cumprod",
+    ("x", "axis", "exclusive", "reverse", "name"),
+    ("x",),
+    {"axis": ("axis", 0), "exclusive": ("exclusive", False), "reverse": ("reverse", False)},
+)
+TF["tf.cumprod"] = TF["tf.math.cumprod"]
+TF["tf.nn.softmax"] = TFOp(
+    "softmax", ("logits", "axis", "name"), ("logits",), {"axis": ("axis", -1)}
+)
+TF["tf.math.softmax"] = TF["tf.nn.softmax"]
+TF["tf.argmax"] = TFOp(
+    "argmax",
+    ("input", "axis", "output_type", "name"),
+    ("input",),
+    {"axis": ("axis", 0)},
+    ignored=("name", "output_type"),
+)
+TF["tf.math.argmax"] = TF["tf.argmax"]
+TF["tf.argmin"] = TFOp(
+    "argmin",
+    ("input", "axis", "output_type", "name"),
+    ("input",),
+    {"axis": ("axis", 0)},
+    ignored=("name", "output_type"),
+)
+TF["tf.math.argmin"] = TF["tf.argmin"]
+TF["tf.matmul"] = TFOp("matmul", ("a", "b", "name"), ("a", "b"))
+TF["tf.linalg.matmul"] = TF["tf.matmul"]
+TF["tf.where"] = TFOp("where", ("condition", "x", "y", "name"), ("condition", "x", "y"))
+TF["tf.stop_gradient"] = TFOp("stop_gradient", ("input", "name"), ("input",))
+TF["tf.identity"] = TFOp("identity", ("input", "name"), ("input",))
+TF["tf.cast"] = TFOp("cast", ("x", "dtype", "name"), ("x",), {"dtype": ("dtype", None)})
+TF["tf.dtypes.cast"] = TF["tf.cast"]
+TF["tf.reshape"] = TFOp(
+    "reshape", ("tensor", "shape", "name"), ("tensor",), {"shape": ("shape", None)}
+)
+TF["tf.transpose"] = TFOp(
+    "transpose", ("a", "perm", "conjugate", "name"), ("a",), {"perm": ("axes", None)}
+)
+TF["tf.broadcast_to"] = TFOp(
+    "broadcast_to", ("input", "shape", "name"), ("input",), {"shape": ("shape", None)}
+)
+TF["tf.concat"] = TFOp(
+    "concat", ("values", "axis", "name"), ("values",), {"axis": ("axis", None)}, listed=True
+)
+TF["tf.stack"] = TFOp(
+    "stack", ("values", "axis", "name"), ("values",), {"axis": ("axis", 0)}, listed=True
+)
+TF["tf.clip_by_value"] = TFOp(
+    "clip", ("t", "clip_value_min", "clip_value_max", "name"),
+    ("t", "clip_value_min", "clip_value_max"),
+)  # fmt: skip
+
+# special functions and activations (tf.math.*, tf.nn.*)
+for _name in ("erf", "erfc", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+              "expm1", "reciprocal", "rsqrt"):  # fmt: skip
+    TF[f"tf.math.{_name}"] = _unary(_name)
+for _name in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reciprocal",
+              "rsqrt"):  # fmt: skip
+    TF[f"tf.{_name}"] = TF[f"tf.math.{_name}"]
+TF["tf.math.atan2"] = TFOp("atan2", ("y", "x", "name"), ("y", "x"))
+TF["tf.atan2"] = TF["tf.math.atan2"]
+TF["tf.math.xlogy"] = _binary("xlogy")
+TF["tf.math.xdivy"] = _binary("xdivy")
+TF["tf.math.log_sigmoid"] = _unary("log_sigmoid")
+for _name in ("relu6", "elu", "selu", "silu", "swish", "softsign"):
+    TF[f"tf.nn.{_name}"] = TFOp(_name, ("features", "name"), ("features",))
+TF["tf.nn.leaky_relu"] = TFOp(
+    "leaky_relu", ("features", "alpha", "name"), ("features",), {"alpha": ("alpha", 0.2)}
+)
+TF["tf.nn.log_softmax"] = TFOp(
+    "log_softmax", ("logits", "axis", "name"), ("logits",), {"axis": ("axis", -1)}
+)
+TF["tf.math.log_softmax"] = TF["tf.nn.log_softmax"]
+# indexing
+TF["tf.gather"] = TFOp(
+    "gather",
+    ("params", "indices", "validate_indices", "axis", "batch_dims", "name"),
+    ("params", "indices"),
+    {"axis": ("axis", None), "batch_dims": ("batch_dims", 0)},
+    ignored=("name", "validate_indices"),
+)
+# tf.one_hot is not read yet: its default dtype is float32 and gradcli's one_hot gives float64
+TF["tf.math.unsorted_segment_sum"] = TFOp(
+    "unsorted_segment_sum",
+    ("data", "segment_ids", "num_segments", "name"),
+    ("data", "segment_ids"),
+    {"num_segments": ("num_segments", None)},
+)
+TF["tf.math.segment_sum"] = TFOp(
+    "segment_sum", ("data", "segment_ids", "name"), ("data", "segment_ids")
+)
+
+# NumPy functions: applied to a tensor they first take it out of TensorFlow (leaves_tape)
+NP: dict[str, TFOp] = {
+    **{f"np.{n}": TFOp(op, ("x",), ("x",), ignored=()) for n, op in (
+        ("sin", "sin"), ("cos", "cos"), ("exp", "exp"), ("log", "log"), ("sqrt", "sqrt"),
+        ("square", "square"), ("abs", "abs"), ("tanh", "tanh"), ("sign", "sign"),
+        ("round", "round"), ("floor", "floor"), ("negative", "neg"))},
+    **{f"np.{n}": TFOp(op, ("x1", "x2"), ("x1", "x2"), ignored=()) for n, op in (
+        ("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("divide", "div"),
+        ("maximum", "maximum"), ("minimum", "minimum"), ("power", "pow"))},
+    **{f"np.{n}": TFOp(op, ("a", "axis", "keepdims"), ("a",),
+                       {"axis": ("axis", None), "keepdims": ("keepdims", False)}, ignored=())
+       for n, op in (("sum", "sum"), ("mean", "mean"), ("max", "max"), ("min", "min"),
+                     ("prod", "prod"))},
+    "np.matmul": TFOp("matmul", ("x1", "x2"), ("x1", "x2"), ignored=()),
+    "np.dot": TFOp("matmul", ("a", "b"), ("a", "b"), ignored=()),
+    "np.argmax": TFOp("argmax", ("a", "axis"), ("a",), {"axis": ("axis", None)}, ignored=()),
+}  # fmt: skip
+
+# TensorFlow names gradcli knows but cannot compute yet: the op they need is not registered
+NOT_YET = {
+    "tf.nn.softmax_cross_entropy_with_logits": "softmax_cross_entropy",
+    "tf.nn.sparse_softmax_cross_entropy_with_logits": "sparse_softmax_cross_entropy",
+    "tf.nn.sigmoid_cross_entropy_with_logits": "sigmoid_cross_entropy",
+    "tf.nn.gelu": "gelu",
+    "tf.nn.dropout": "dropout",
+    "tf.nn.conv2d": "conv2d",
+    "tf.numpy_function": "numpy_function",
+    "tf.py_function": "py_function",
+    "tf.linalg.norm": "norm",
+    "tf.norm": "norm",
+    "tf.squeeze": "squeeze",
+    "tf.expand_dims": "expand_dims",
+    "tf.tile": "tile",
+    "tf.gather_nd": "gather_nd",
+}
+
+
+def lookup(dotted: str) -> TFOp | None:
+    """The table row for a dotted name (tf.* or np.*), or None."""
+    return TF.get(dotted) or NP.get(dotted)

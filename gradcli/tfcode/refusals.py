@@ -1,0 +1,95 @@
+"""What gradcli's TensorFlow reader refuses, and how refusals are collected and reported.
+
+The reader never runs the user's code: it only walks `ast` nodes. Everything it cannot read
+is refused at its line and column with the construct named; refusals are collected (the
+interpreter continues where it can) and reported together as one error.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradcli.runtime.errors import GradcliError, Pos
+
+SUFFIX = "is not supported by gradcli's TensorFlow reader"
+# names whose call would run code, read files or reach the interpreter's internals
+RUNS_CODE = {
+    "__import__", "exec", "eval", "compile", "open", "getattr", "setattr", "delattr",
+    "globals", "locals", "vars", "input", "breakpoint", "exit", "quit", "help", "memoryview",
+}  # fmt: skip
+IMPORTABLE = ("tensorflow", "numpy")  # and their submodules
+# Python statements and expressions outside the subset (named in refusals)
+STATEMENTS = {
+    ast.ClassDef: "a class definition", ast.While: "a while loop", ast.Try: "try/except",
+    ast.Raise: "raise", ast.Global: "global", ast.Nonlocal: "nonlocal",
+    ast.AsyncFunctionDef: "async def", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
+    ast.Break: "break", ast.Continue: "continue", ast.Match: "match",
+}  # fmt: skip
+EXPRESSIONS = {
+    ast.ListComp: "a list comprehension", ast.SetComp: "a set comprehension",
+    ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression",
+    ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield from",
+    ast.NamedExpr: "the := operator", ast.Set: "a set", ast.Starred: "*-unpacking",
+}  # fmt: skip
+
+
+class Refusals:
+    """Refusals collected while reading one file; raise() reports them all at once."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.items: list[tuple[Pos, str]] = []
+        self._seen: set[tuple[int, int]] = set()
+
+    def add(self, node, message: str) -> None:
+        """Refuse at node's position (the first refusal at one position wins)."""
+        pos = pos_of(self.file, node)
+        key = (pos.line, pos.col)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.items.append((pos, message))
+
+    def unsupported(self, node, construct: str, hint: str = "") -> None:
+        self.add(node, f"{construct} {SUFFIX}" + (f" ({hint})" if hint else ""))
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def error(self) -> GradcliError:
+        items = sorted(self.items, key=lambda it: (it[0].line, it[0].col))
+        listed = "; ".join(f"line {p.line}:{p.col}: {m}" for p, m in items)
+        if len(items) == 1:
+            return GradcliError(items[0][1], items[0][0])
+        head = (
+            f"{len(items)} constructs gradcli's TensorFlow reader does not read (nothing was run)"
+        )
+        return GradcliError(f"{head}: {listed}", items[0][0])
+
+
+def pos_of(file: str, node) -> Pos:
+    return Pos(file, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
+
+
+def scan(tree: ast.Module, refusals: Refusals) -> None:
+    """Refuse, before anything is interpreted, every construct that would run code."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] not in IMPORTABLE:
+                    refusals.add(
+                        node,
+                        f"import {alias.name}: only tensorflow and numpy can be imported "
+                        "(nothing is imported or run)",
+                    )
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or (node.module or "").split(".")[0] not in IMPORTABLE:
+                refusals.add(
+                    node,
+                    f"from {'.' * node.level}{node.module or ''} import ...: only tensorflow "
+                    "and numpy can be imported (nothing is imported or run)",
+                )
+        elif isinstance(node, ast.Name) and node.id in RUNS_CODE:
+            refusals.add(node, f"{node.id} would run code or touch files; it is refused")
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
+            refusals.add(node, f"the attribute {node.attr} {SUFFIX}")

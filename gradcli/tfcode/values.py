@@ -1,0 +1,103 @@
+"""The values the abstract interpreter computes with (nothing here wraps real objects).
+
+Python numbers, strings, None, lists, tuples and dicts are themselves. Tensors are node ids
+in the program graph; everything else is one of the small records below.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from gradcli.runtime.errors import Pos
+
+TF, NP, PY = "tf", "np", "py"  # what kind of value a Tensor is: a tf tensor, a NumPy array,
+# or a Python number/list made from a tensor (float(t), t.item(), t.tolist())
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A node of the program graph; kind says whether TensorFlow, NumPy or Python holds it."""
+
+    id: int
+    kind: str = TF
+
+
+@dataclass(eq=False)
+class Variable:
+    """A tf.Variable: its current value (a leaf node, replaced by assign), name, trainable."""
+
+    value: int
+    label: str  # the Python name it was first bound to, or its name=
+    trainable: bool
+    pos: Pos
+    tf_name: str | None = None
+    versions: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Module:
+    """tf, np, tf.math ...: a dotted name, resolved when called or read."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+
+
+@dataclass(eq=False)
+class Function:
+    """A def or lambda: inlined at each call."""
+
+    name: str
+    args: ast.arguments
+    body: list  # statements (a lambda's body is one Return)
+    scope: dict  # the defining scope (closures see it)
+    pos: Pos
+    custom_gradient: bool = False
+
+
+@dataclass(eq=False)
+class Tape:
+    """A tf.GradientTape: which graph nodes it records or watches, and when it records."""
+
+    number: int
+    persistent: bool
+    watch_accessed: bool
+    pos: Pos
+    start: int = 0  # graph size when its with block began (nodes from here on are recorded)
+    end: float = float("inf")  # graph size when the block ended
+    end_line: int | None = None
+    on: set = field(default_factory=set)  # node ids it recorded or watches
+    watched_at: dict = field(default_factory=dict)  # node id -> graph size at tape.watch
+    used: bool = False
+    active: bool = False
+    label: str = "GradientTape"  # the name its with statement binds (explain's entry)
+
+    def recording(self, node: int) -> bool:
+        return self.start <= node < self.end
+
+
+@dataclass(frozen=True)
+class Method:
+    """obj.name, called later."""
+
+    obj: object
+    name: str
+
+
+@dataclass(frozen=True)
+class Session:
+    pass
+
+
+class Unknown:
+    """What a refused construct evaluates to: every use of it is silently unknown too."""
+
+    def __repr__(self) -> str:
+        return "Unknown"
+
+
+UNKNOWN = Unknown()

@@ -1,0 +1,45 @@
+"""The TensorFlow-name table is checked against the op registry; stop ops carry their words."""
+
+from __future__ import annotations
+
+from gradcli.core.ops import REGISTRY, Behavior
+from gradcli.core.ops.shapes import TapeCause
+from gradcli.explain import wording
+from gradcli.tfcode import api
+
+
+def test_every_table_row_names_a_registered_op_and_its_attributes():
+    wrong = []
+    for name, row in {**api.TF, **api.NP}.items():
+        op = REGISTRY.get(row.op)
+        if op is None:
+            wrong.append(f"{name}: no op {row.op}")
+            continue
+        for param, (attr, _) in row.attrs.items():
+            if attr not in op.kwargs:
+                wrong.append(f"{name}: {param} -> {attr}, not an attribute of {row.op}")
+            if param not in row.params:
+                wrong.append(f"{name}: {param} is not one of its parameters")
+        if not set(row.tensors) <= set(row.params):
+            wrong.append(f"{name}: a tensor input is not a parameter")
+        if op.arity is not None and not row.listed and len(row.tensors) != op.arity:
+            wrong.append(f"{name}: {len(row.tensors)} tensors for {row.op}'s {op.arity} inputs")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_names_waiting_for_an_op_do_not_have_it_yet():
+    for name, op in api.NOT_YET.items():
+        assert api.lookup(name) is None, name
+        assert op not in REGISTRY, f"{op} is registered now: add a row for {name}"
+
+
+def test_every_stop_op_carries_explains_words():
+    for op in REGISTRY.values():
+        if op.behavior is Behavior.STOP:
+            assert op.cut_words is not None and len(op.cut_words) == 3, op.name
+
+
+def test_cause_kinds_are_defined_once():
+    assert {wording.LEAVES_TAPE, wording.NOT_WATCHED, wording.OUTSIDE_TAPE} == {
+        c.value for c in TapeCause
+    }

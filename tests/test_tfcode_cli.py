@@ -1,0 +1,161 @@
+"""The TensorFlow reader through the CLI: eval's calls JSON, plain and table output, explain's
+call and line, --lang tf on stdin, safety (nothing runs), and options that do not apply."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gradcli.cli.main import cli
+
+CODE = Path(__file__).parent / "data" / "tf_code"
+
+
+def gradcli(*args, input=None):
+    res = CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
+    assert "Traceback" not in res.stdout + res.stderr
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_eval_json_reports_every_call_in_order():
+    code, out, _ = gradcli("eval", CODE / "unconnected_zero_string.py", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert [c["line"] for c in doc["calls"]] == [14, 15]
+    first, second = doc["calls"]
+    assert first["target"] == "loss" and first["sources"] == ["w", "unused"]
+    assert [first["unconnected"], second["unconnected"]] == ["none", "zero"]
+    w, unused = first["gradients"]
+    assert w["name"] == "w" and w["value"] == [2.0, 4.0] and w["dtype"] == "float32"
+    assert w["status"] == "connected" and w["causes"] == []
+    assert unused["value"] is None and unused["status"] == "unconnected"
+    assert unused["causes"][0]["kind"] == "no_path" and unused["reason"]
+    assert second["gradients"][1]["value"] == [[0.0, 0.0, 0.0]]
+    assert set(first) >= {"line", "target", "sources", "unconnected", "gradients"}
+    assert set(w) == {"name", "value", "shape", "dtype", "status", "reason", "causes"}
+
+
+def test_eval_json_names_code_level_causes():
+    _, out, _ = gradcli("eval", CODE / "leaves_tape_numpy.py", "--format", "json", "--check", "off")
+    call = json.loads(out)["calls"][0]
+    for g in call["gradients"]:
+        cause = g["causes"][0]
+        assert cause["kind"] == "leaves_tape" and cause["line"] == 13
+        assert ".numpy()" in cause["detail"] and "numpy" in g["reason"]
+
+
+def test_dict_sources_come_back_in_sorted_key_order():
+    _, out, _ = gradcli("eval", CODE / "sources_dict.py", "--format", "json")
+    call = json.loads(out)["calls"][0]
+    assert call["sources"] == ["params['b']", "params['w']"]
+    assert [g["value"] for g in call["gradients"]] == [-9.0, [-27.0, -36.0]]
+
+
+def test_plain_groups_by_call_and_a_tensorflow_error_is_reported_with_exit_1():
+    code, out, _ = gradcli("eval", CODE / "tape_reused_nonpersistent.py", "--format", "plain")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[:2] == ["call\t0\t11\tz", "grad\tx\t108"]
+    assert lines[2] == "call\t1\t12\ty"
+    assert lines[3].startswith("error\t1\tRuntimeError: A non-persistent GradientTape")
+
+
+def test_cond_python_branch_gets_the_tensor_answer_and_a_note():
+    code, out, _ = gradcli("eval", CODE / "seed_001_0.py", "--format", "json", "--check", "off")
+    assert code == 1
+    second = json.loads(out)["calls"][1]
+    assert second["error"]["type"] == "TypeError"
+    assert [g["value"] for g in second["gradients"]] == [0.0, 0.0]
+    assert "tf.constant(0.0)" in second["notes"][0]
+
+
+def test_table_output_has_a_header_per_call():
+    code, out, _ = gradcli("eval", CODE / "tape_persistent_twice.py", "--format", "table")
+    assert code == 0
+    assert "call 0, line 12" in out and "call 1, line 13" in out
+
+
+def test_explain_pairs_carry_call_and_line():
+    code, out, _ = gradcli("explain", CODE / "watch_accessed_false_explicit.py", "--format", "json")
+    assert code == 1
+    doc = json.loads(out)
+    pair = next(p for p in doc["pairs"] if p["input"] == "b")
+    assert pair["call"] == 0 and pair["line"] == doc["calls"][0]["line"]
+    assert pair["causes"][0]["kind"] == "not_watched" and pair["causes"][0]["line"] == 10
+    assert gradcli("explain", CODE / "seed_002_0.py", "-q")[0] == 1  # dz/dy is zero
+
+
+def test_explain_table_shows_the_line():
+    code, out, _ = gradcli("explain", CODE / "outside_tape_loss_after.py")
+    assert code == 1
+    assert "outside_tape" in out and "line 12" in out
+
+
+def test_lang_tf_reads_stdin():
+    text = (CODE / "seed_002_0.py").read_text()
+    code, out, _ = gradcli("eval", "-", "--lang", "tf", "--format", "plain", input=text)
+    assert code == 0 and out.splitlines()[1:] == ["grad\tx\t8", "grad\ty\t0"]
+
+
+@pytest.mark.parametrize("option", [("--at", "x=1"), ("--wrt", "x"), ("--unconnected", "zero")])
+def test_spec_options_do_not_apply_to_code(option):
+    code, _, err = gradcli("eval", CODE / "seed_002_0.py", *option)
+    assert code == 2 and option[0] in err and "TensorFlow code" in err
+
+
+def test_other_commands_say_they_do_not_read_code_yet():
+    code, _, err = gradcli("check", CODE / "seed_002_0.py")
+    assert code == 2 and "does not read TensorFlow code yet" in err
+
+
+def test_syntax_error_is_positioned():
+    code, _, err = gradcli("eval", "-", "--lang", "tf", input="x = (1,\n")
+    assert code == 2 and "<stdin>:1:" in err and "syntax error" in err
+
+
+EVIL = """import os
+import subprocess
+import tensorflow as tf
+os.system("touch {canary}")
+subprocess.run(["touch", "{canary}"])
+__import__("os").system("touch {canary}")
+exec("open('{canary}', 'w')")
+eval("1")
+open("{canary}", "w")
+x = tf.Variable(1.0)
+"""
+
+
+def test_code_that_would_run_anything_runs_nothing(tmp_path):
+    canary = tmp_path / "canary"
+    program = tmp_path / "evil.py"
+    program.write_text(EVIL.format(canary=canary))
+    res = subprocess.run(
+        [sys.executable, "-m", "gradcli", "eval", str(program)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 2
+    assert not canary.exists()
+    assert "Traceback" not in res.stderr and res.stderr.count("\n") == 1
+    for line, construct in [(1, "import os"), (2, "import subprocess"), (4, "os.system"),
+                            (5, "subprocess.run"), (6, "__import__"), (7, "exec"),
+                            (8, "eval"), (9, "open")]:  # fmt: skip
+        assert f"line {line}:" in res.stderr and construct in res.stderr, construct
+    assert f"{program}:1:1:" in res.stderr  # the first refusal's position
+
+
+def test_every_refusal_is_listed_at_once(tmp_path):
+    program = tmp_path / "many.py"
+    program.write_text(
+        "import tensorflow as tf\nx = tf.Variable(1.0)\ny = tf.signal.stft(x)\n"
+        "class A:\n    pass\nwhile True:\n    pass\n"
+    )
+    code, _, err = gradcli("eval", program)
+    assert code == 2
+    assert "line 3:5: tf.signal.stft is not supported" in err
+    assert "line 4:1: a class definition" in err and "line 6:1: a while loop" in err
