@@ -280,7 +280,7 @@ def test_every_public_op_is_covered():
     the index ops have theirs in test_ops_indexing.py."""
     text = " ".join([*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, "softmax", "cumsum", "cumprod",
                      "matmul @", "clip", "where", "log_softmax",
-                     "gather unsorted_segment_sum segment_sum"])  # fmt: skip
+                     "gather unsorted_segment_sum segment_sum einsum outer"])  # fmt: skip
     no_gradient = {"floor", "ceil", "round", "argmax", "argmin", "less", "less_equal", "greater",
                    "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
                    "logical_not", "stop_gradient", "one_hot"}  # fmt: skip

@@ -159,6 +159,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_ops  # noqa: F401
     import tf_cases_second_order  # noqa: F401
     import tf_cases_semantics  # noqa: F401
+    import tf_cases_shapes  # noqa: F401
     import tf_cases_special  # noqa: F401
     import tf_cases_tensors  # noqa: F401
 

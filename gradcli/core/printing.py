@@ -107,10 +107,16 @@ def _render(node, root: bool, leaf: bool, texts) -> tuple[str, int]:
     if op.printer is not None:
         return op.printer(node, texts.get(ins[0], (ELLIPSIS, ATOM)), _index)
     args = [arg(k) for k in ins]
-    if op.arity is None:  # concat, stack: one list of tensors
+    leading = [f"'{node.attrs[a.name]}'" for a in op.attrs if a.leading]
+    if op.arity is None and not leading:  # concat, stack: one list of tensors
         return f"{op.name}([{', '.join(args)}])", ATOM
+    args = leading + args
     for attr in op.attrs:
-        if attr.kind is AttrKind.DTYPE:
+        if attr.leading:
+            continue
+        if attr.kind is AttrKind.STR and node.attrs.get(attr.name) is not None:
+            args.append(f"{attr.name}='{node.attrs[attr.name]}'")
+        elif attr.kind is AttrKind.DTYPE:
             args.append(f"'{node.dtype}'")
         elif attr.kind is not AttrKind.BOOL and node.attrs.get(attr.name) is not None:
             value = node.attrs[attr.name]

@@ -42,7 +42,11 @@ CONSTANTS = {
 # ops whose axis is one integer (the reductions also take a list of axes)
 RESERVED = {"dy", "out"}  # names a custom gradient expression sees besides the parameters
 # what a missing required attribute looks like when given (the error's example)
-REQUIRED_EXAMPLE = {AttrKind.INTS: "{op}(x, [2, 3])", AttrKind.DTYPE: "{op}(x, 'float32')"}
+REQUIRED_EXAMPLE = {
+    AttrKind.INTS: "{op}(x, [2, 3])",
+    AttrKind.DTYPE: "{op}(x, 'float32')",
+    AttrKind.STR: "{op}('...', x)",
+}
 OPERATORS = {symbol: op.name for symbol, op in binary_operators().items()}  # + -> add
 
 
@@ -306,7 +310,21 @@ class Builder:
         """Map a call's arguments to the op's tensor inputs and attributes, then emit it."""
         op = REGISTRY[opname]
         attrs = {}
-        if op.arity is None:  # concat, stack: one list of tensors
+        leading = [a for a in op.attrs if a.leading]
+        if leading:  # einsum('ij,jk->ik', a, b): attributes before the tensors
+            if len(args) < len(leading) or not isinstance(args[0], ast.Str):
+                example = REQUIRED_EXAMPLE[leading[0].kind].format(op=opname)
+                raise GradcliError(
+                    f"{opname} takes its {leading[0].name} first, e.g. {example}", pos
+                )
+            for attr, value in zip(leading, args):
+                attrs[attr.name] = (value, pos)
+            args = args[len(leading) :]
+        if op.arity is None and leading:  # the remaining positional arguments are tensors
+            tensors, extra = args, []
+            if not tensors:
+                raise GradcliError(f"{opname} needs at least one tensor", pos)
+        elif op.arity is None:  # concat, stack: one list of tensors
             if len(args) < 1 or not isinstance(args[0], Seq):
                 raise GradcliError(f"{opname} takes a list of tensors, e.g. {opname}([a, b])", pos)
             tensors, extra = args[0].items, args[1:]
@@ -320,13 +338,14 @@ class Builder:
                     f"got {len(tensors)}",
                     pos,
                 )
-        if len(extra) > len(op.kwargs):
+        later = [a.name for a in op.attrs if not a.leading]
+        if len(extra) > len(later):
             raise GradcliError(
                 f"{opname} takes at most {(op.arity or 1) + len(op.kwargs)} "
-                f"arguments, got {len(args)}",
+                f"arguments, got {len(args) + len(leading)}",
                 pos,
             )
-        for name, value in zip(op.kwargs, extra):
+        for name, value in zip(later, extra):
             attrs[name] = (value, pos)
         for name, (value, kpos) in keywords.items():
             if name not in op.kwargs:
@@ -536,6 +555,10 @@ def _constant_int(value, what: str, pos: Pos) -> int:
 def _attribute(opname: str, attr: Attr, value, pos: Pos):
     """A call's attribute (axis=, keepdims=, shape=, dtype=...) as a plain Python value."""
     name, kind = attr.name, attr.kind
+    if kind is AttrKind.STR:
+        if not isinstance(value, ast.Str):
+            raise GradcliError(f"{opname}: {name} must be a string", pos)
+        return value.value
     if kind is AttrKind.DTYPE:
         if not isinstance(value, ast.Str):
             raise GradcliError(f"{opname}: dtype must be a string such as 'float32'", pos)

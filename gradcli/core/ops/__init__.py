@@ -12,6 +12,7 @@ from gradcli.core.ops import activations  # noqa: F401
 from gradcli.core.ops import indexing  # noqa: F401
 from gradcli.core.ops import shapes  # noqa: F401
 from gradcli.core.ops import linalg  # noqa: F401
+from gradcli.core.ops import contract  # noqa: F401
 from gradcli.core.ops import control  # noqa: F401
 
 # isort: on

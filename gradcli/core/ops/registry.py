@@ -59,17 +59,23 @@ class AttrKind(Enum):
     INTS = "a list of integers"  # shape, axes (a permutation)
     BOOL = "true or false"  # keepdims, exclusive, reverse
     FLOAT = "a finite number"  # alpha of leaky_relu
+    STR = "a string"  # einsum's subscripts, pad's mode
     DTYPE = "a string such as 'float32'"
 
 
 @dataclass(frozen=True, slots=True)
 class Attr:
-    """One keyword attribute of an op: its name, kind and default (None: absent)."""
+    """One keyword attribute of an op: its name, kind and default (None: absent).
+
+    A leading attribute is written before the tensors (einsum('ij,jk->ik', a, b)); an op
+    with one and no fixed arity takes its tensors as the remaining positional arguments.
+    """
 
     name: str
     kind: AttrKind
     default: object = None
     required: bool = False
+    leading: bool = False
 
 
 @dataclass(frozen=True, slots=True)
