@@ -25,7 +25,9 @@ from gradcli.core.ops import ZERO_GRAD, emit
 from gradcli.core.ops.shapes import TapeCause
 from gradcli.core.problem import NONE, ZEROS, Problem, Source
 from gradcli.runtime.errors import GradcliError, Pos
-from gradcli.tfcode.interpret import Interpreter, Refused, Stop, _flatten, _opt, _short
+from gradcli.tfcode.builtins import _opt
+from gradcli.tfcode.common import Refused, Stop, _flatten, _short
+from gradcli.tfcode.interpret import Interpreter
 from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable
 
 NON_PERSISTENT = (
@@ -470,6 +472,6 @@ def _mode(it: Interpreter, value, node) -> str:
 
 
 def _kind_text(value) -> str:
-    from gradcli.tfcode.interpret import _describe
+    from gradcli.tfcode.common import _describe
 
     return _describe(value)

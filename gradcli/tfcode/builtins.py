@@ -1,0 +1,368 @@
+"""The TensorFlow functions the reader interprets itself: values, tapes, control, TF1 mode.
+
+Each takes the interpreter and the call's arguments; the op-like functions are rows of
+api.py instead. The tables at the end map Python operators and names to registry ops.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode import api
+from gradcli.tfcode.common import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
+from gradcli.tfcode.values import (
+    NP,
+    TF,
+    DType,
+    Function,
+    Session,
+    Tape,
+    Tensor,
+    Unknown,
+    Variable,
+)
+
+if TYPE_CHECKING:  # annotations only: interpret.py imports this module
+    from gradcli.tfcode.interpret import Interpreter
+
+
+# --- special functions (values, tapes, control) ------------------------------------------------
+def _opt(args, kwargs, i: int, name: str, default=None):
+    if len(args) > i:
+        return args[i]
+    return kwargs.get(name, default)
+
+
+def _dtype_arg(it: Interpreter, value, node) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, DType):
+        return value.name
+    if isinstance(value, str) and value in DTYPE_NAMES:
+        return DTYPE_NAMES[value]
+    it.refuse(node, f"the dtype {_describe(value)}")
+
+
+def _variable(it: Interpreter, args, kwargs, node):
+    init = _opt(args, kwargs, 0, "initial_value")
+    trainable = _opt(args, kwargs, 1, "trainable", True)
+    name = kwargs.get("name")
+    dtype = _dtype_arg(it, kwargs.get("dtype"), node)
+    for k in kwargs:
+        if k not in ("initial_value", "trainable", "name", "dtype"):
+            it.refuse(node, f"tf.Variable(..., {k}=...)")
+    if callable(init) or isinstance(init, Function):
+        it.refuse(node, "a callable initial value")
+    arr = it.as_array(init, node, dtype)
+    if trainable is None:
+        trainable = True
+    if not isinstance(trainable, bool):
+        it.refuse(node, "trainable= that is not True or False")
+    leaf = it.leaf(arr, node)
+    label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
+    return Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
+
+
+def _constant(it: Interpreter, args, kwargs, node):
+    value = _opt(args, kwargs, 0, "value")
+    dtype = _dtype_arg(it, _opt(args, kwargs, 1, "dtype"), node)
+    if isinstance(value, (Tensor, Variable)):
+        i = it.tensor_id(value)
+        if dtype is not None and it.g[i].dtype != dtype:
+            return Tensor(it.emit("cast", [i], {"dtype": dtype}, node))
+        return Tensor(i, TF)
+    return it.leaf(it.as_array(value, node, dtype), node)
+
+
+def _numpy_array(it: Interpreter, args, kwargs, node):
+    value = _opt(args, kwargs, 0, "object")
+    dtype = _dtype_arg(it, _opt(args, kwargs, 1, "dtype"), node)
+    if isinstance(value, (Tensor, Variable)) and _kind(value) == TF:
+        value = it.leave(value, node, ast.unparse(node), "np.array")
+    if isinstance(value, Tensor):
+        if dtype is not None and it.g[value.id].dtype != dtype:
+            return Tensor(it.emit("cast", [value.id], {"dtype": dtype}, node), NP)
+        return Tensor(value.id, NP)
+    arr = it.python_array(value, node)
+    if dtype is not None:
+        arr = arr.astype(dtype)
+    elif arr.dtype == np.int64 or arr.dtype.kind == "f" or arr.dtype == bool:
+        pass
+    return it.leaf(arr, node, NP)
+
+
+def _filled(fill):
+    def make(it: Interpreter, args, kwargs, node):
+        shape = _opt(args, kwargs, 0, "shape")
+        dtype = _dtype_arg(it, _opt(args, kwargs, 1, "dtype"), node) or "float32"
+        shape = _shape(it, shape, node)
+        return it.leaf(np.full(shape, fill, dtype=dtype), node)
+
+    return make
+
+
+def _filled_like(fill):
+    def make(it: Interpreter, args, kwargs, node):
+        like = _opt(args, kwargs, 0, "input")
+        dtype = _dtype_arg(it, _opt(args, kwargs, 1, "dtype"), node)
+        if isinstance(like, (Tensor, Variable)):
+            n = it.g[it.tensor_id(like, read=False)]
+            return it.leaf(np.full(n.shape, fill, dtype=dtype or n.dtype), node)
+        arr = it.python_array(like, node)
+        return it.leaf(np.full(arr.shape, fill, dtype=dtype or _python_dtype([like])), node)
+
+    return make
+
+
+def _fill(it: Interpreter, args, kwargs, node):
+    shape = _shape(it, _opt(args, kwargs, 0, "dims"), node)
+    value = it.as_array(_opt(args, kwargs, 1, "value"), node)
+    return it.leaf(np.full(shape, value, dtype=value.dtype), node)
+
+
+def _range(it: Interpreter, args, kwargs, node):
+    nums = [a for a in args]
+    if not all(isinstance(a, (int, float)) for a in nums):
+        it.refuse(node, "tf.range with non-constant bounds")
+    dtype = _dtype_arg(it, kwargs.get("dtype"), node) or _python_dtype(nums)
+    return it.leaf(np.arange(*nums).astype(dtype), node)
+
+
+def _eye(it: Interpreter, args, kwargs, node):
+    n = _opt(args, kwargs, 0, "num_rows")
+    m = kwargs.get("num_columns")
+    dtype = _dtype_arg(it, kwargs.get("dtype"), node) or "float32"
+    if not isinstance(n, int):
+        it.refuse(node, "tf.eye with a non-constant size")
+    return it.leaf(np.eye(n, m, dtype=dtype), node)
+
+
+def _random(dist: str, numpy: bool = False):
+    """tf.random.* and np.random.*: gradcli's own seeded generator (numbers differ from TF's)."""
+
+    def make(it: Interpreter, args, kwargs, node):
+        if numpy and dist in ("randn", "rand"):
+            shape = tuple(args)
+        elif numpy:
+            shape = _opt(args, kwargs, 2, "size", ())
+        else:
+            shape = _opt(args, kwargs, 0, "shape", ())
+        shape = _shape(it, shape if shape is not None else (), node)
+        dtype = "float64" if numpy else (_dtype_arg(it, kwargs.get("dtype"), node) or "float32")
+        if dist in ("normal", "randn"):
+            mean = _opt(args, kwargs, 0, "loc", 0.0) if numpy else kwargs.get("mean", 0.0)
+            std = _opt(args, kwargs, 1, "scale", 1.0) if numpy else kwargs.get("stddev", 1.0)
+            arr = it.rng.normal(mean, std, shape)
+        else:
+            low = _opt(args, kwargs, 0, "low", 0.0) if numpy else kwargs.get("minval", 0.0)
+            high = _opt(args, kwargs, 1, "high", 1.0) if numpy else kwargs.get("maxval", 1.0)
+            arr = it.rng.uniform(low, high, shape)
+        return it.leaf(arr.astype(dtype), node, NP if numpy else TF)
+
+    return make
+
+
+def _shape(it: Interpreter, shape, node) -> tuple[int, ...]:
+    if isinstance(shape, int):
+        return (shape,)
+    if isinstance(shape, (list, tuple)) and all(isinstance(d, int) and d >= 0 for d in shape):
+        return tuple(shape)
+    if isinstance(shape, (Tensor, Variable)):
+        return tuple(int(d) for d in it.value(it.tensor_id(shape, read=False)).reshape(-1))
+    it.refuse(node, f"the shape {_describe(shape)}", "give a list of Python integers")
+
+
+def _gradient_tape(it: Interpreter, args, kwargs, node):
+    persistent = _opt(args, kwargs, 0, "persistent", False)
+    watch = _opt(args, kwargs, 1, "watch_accessed_variables", True)
+    if not isinstance(persistent, bool) or not isinstance(watch, bool):
+        it.refuse(node, "GradientTape options that are not True or False")
+    it.all_tapes += 1
+    return Tape(it.all_tapes, persistent, watch, it.pos(node), start=0, end=-1)
+
+
+def _cond(it: Interpreter, args, kwargs, node):
+    pred = _opt(args, kwargs, 0, "pred")
+    true_fn = _opt(args, kwargs, 1, "true_fn")
+    false_fn = _opt(args, kwargs, 2, "false_fn")
+    for fn in (true_fn, false_fn):
+        if not isinstance(fn, Function):
+            it.refuse(
+                node, f"tf.cond with a branch that is {_describe(fn)}", "give a lambda or def"
+            )
+    if _is_python(pred):
+        chosen = true_fn if bool(pred) else false_fn
+        return it.call_function(chosen, [], {}, node)
+    a = it.call_function(true_fn, [], {}, node)
+    b = it.call_function(false_fn, [], {}, node)
+    for branch in (a, b):
+        if not isinstance(branch, (Tensor, Variable, int, float)) or isinstance(branch, bool):
+            it.refuse(node, f"a tf.cond branch returning {_describe(branch)}")
+    result = it.op_call("cond", [pred, a, b], {}, node)
+    taken_true = bool(it.value(it.tensor_id(pred, read=False)).reshape(()))
+    taken = a if taken_true else b
+    if isinstance(taken, (int, float)):
+        message = f"Cannot convert the argument `type_value`: {taken!r} to a TensorFlow DType."
+        it.notes[result.id] = (
+            {"type": "TypeError", "message": message},
+            (
+                f"TensorFlow 2.21 raises TypeError in tape.gradient here: the taken "
+                f"{'true' if taken_true else 'false'} branch of tf.cond (line {node.lineno}) "
+                f"returns the Python number {taken!r}; gradcli answers for "
+                f"tf.constant({taken!r}), as TensorFlow does for that form"
+            ),
+        )
+    return result
+
+
+def _python_number(kind):
+    def make(it: Interpreter, args, kwargs, node):
+        value = args[0] if args else 0
+        if isinstance(value, (Tensor, Variable)):
+            return it.leave(value, node, ast.unparse(node), kind)
+        if isinstance(value, Tensor):
+            return value
+        try:
+            return float(value) if kind == "float" else int(value)
+        except (TypeError, ValueError) as exc:
+            raise GradcliError(f"{type(exc).__name__}: {exc}", it.pos(node)) from None
+
+    return make
+
+
+def _builtin(fn):
+    def make(it: Interpreter, args, kwargs, node):
+        if any(isinstance(a, (Tensor, Variable, Unknown)) for a in args):
+            it.refuse(node, f"{fn.__name__}() of a tensor")
+        try:
+            return fn(*args)
+        except (TypeError, ValueError) as exc:
+            raise GradcliError(f"{type(exc).__name__}: {exc}", it.pos(node)) from None
+
+    return make
+
+
+def _range_builtin(it: Interpreter, args, kwargs, node):
+    if (
+        not all(isinstance(a, int) and not isinstance(a, bool) for a in args)
+        or not 1 <= len(args) <= 3
+    ):
+        it.refuse(node, "range() with non-constant bounds")
+    try:
+        return range(*args)
+    except ValueError as exc:
+        raise GradcliError(f"ValueError: {exc}", it.pos(node)) from None
+
+
+def _len(it: Interpreter, args, kwargs, node):
+    v = args[0]
+    if isinstance(v, (Tensor, Variable)):
+        shape = it.g[it.tensor_id(v, read=False)].shape
+        return shape[0]
+    return _builtin(len)(it, args, kwargs, node)
+
+
+def _ignored(it, args, kwargs, node):
+    return None
+
+
+def _graph_mode(it: Interpreter, args, kwargs, node):
+    it.graph_mode = True
+    return None
+
+
+def _session(it, args, kwargs, node):
+    return Session()
+
+
+def _placeholder(it: Interpreter, args, kwargs, node):
+    dtype = _dtype_arg(it, _opt(args, kwargs, 0, "dtype"), node) or "float32"
+    name = it.target_name
+    if name not in it.feeds:
+        it.refuse(node, f"a placeholder ({name}) that no Session.run feeds a constant")
+    fed = it.as_array(it.feeds[name], node, dtype)
+    return it.leaf(fed, node)
+
+
+def _tf_gradients(it: Interpreter, args, kwargs, node):
+    from gradcli.tfcode.calls import gradients_call
+
+    return gradients_call(it, node, args, kwargs)
+
+
+SPECIAL = {
+    "tf.Variable": _variable,
+    "tf.constant": _constant,
+    "tf.convert_to_tensor": _constant,
+    "np.array": _numpy_array,
+    "np.asarray": _numpy_array,
+    "tf.zeros": _filled(0),
+    "tf.ones": _filled(1),
+    "tf.zeros_like": _filled_like(0),
+    "tf.ones_like": _filled_like(1),
+    "tf.fill": _fill,
+    "tf.range": _range,
+    "tf.eye": _eye,
+    "tf.random.normal": _random("normal"),
+    "tf.random.uniform": _random("uniform"),
+    "np.random.normal": _random("normal", numpy=True),
+    "np.random.uniform": _random("uniform", numpy=True),
+    "np.random.randn": _random("randn", numpy=True),
+    "np.random.rand": _random("rand", numpy=True),
+    "tf.random.set_seed": _ignored,
+    "np.random.seed": _ignored,
+    "tf.GradientTape": _gradient_tape,
+    "tf.cond": _cond,
+    "tf.compat.v1.disable_eager_execution": _graph_mode,
+    "tf.compat.v1.Session": _session,
+    "tf.compat.v1.placeholder": _placeholder,
+    "tf.gradients": _tf_gradients,
+    "builtins.float": _python_number("float"),
+    "builtins.int": _python_number("int"),
+    "builtins.range": _range_builtin,
+    "builtins.len": _len,
+    "builtins.abs": _builtin(abs),
+    "builtins.min": _builtin(min),
+    "builtins.max": _builtin(max),
+    "builtins.list": _builtin(list),
+    "builtins.tuple": _builtin(tuple),
+    "builtins.str": _builtin(str),
+    "builtins.bool": _builtin(bool),
+    "builtins.zip": lambda it, a, k, n: list(zip(*a)),
+    "builtins.enumerate": lambda it, a, k, n: list(enumerate(*a)),
+}
+BUILTINS = {"print", "float", "int", "range", "len", "abs", "min", "max", "list", "tuple", "str",
+            "bool", "zip", "enumerate"}  # fmt: skip
+LEAVE_FIX = {
+    "numpy": "drop .numpy() and keep the tensor",
+    "float": "drop float() and keep the tensor",
+    "int": "drop int() and keep the tensor",
+    "item": "drop .item() and keep the tensor",
+    "tolist": "drop .tolist() and keep the tensor",
+    "np.array": "use the tensor itself, or tf.constant outside the tape",
+}
+for _n in api.NP:
+    LEAVE_FIX[_n] = f"use tf.{_n[3:]}" if f"tf.{_n[3:]}" in api.TF else "use the tf.* equivalent"
+LEAVE_FIX.update({"np.mean": "use tf.reduce_mean", "np.sum": "use tf.reduce_sum",
+                  "np.max": "use tf.reduce_max", "np.min": "use tf.reduce_min",
+                  "np.prod": "use tf.reduce_prod", "np.power": "use tf.pow",
+                  "np.dot": "use tf.matmul or tf.tensordot"})  # fmt: skip
+TENSOR_METHODS = {"numpy", "item", "tolist", "read_value", "value", "get_shape", "__float__"}
+VARIABLE_METHODS = {"assign", "assign_add", "assign_sub"}
+BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
+          ast.MatMult: "matmul"}  # fmt: skip
+PYOPS = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a**b, ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+}  # fmt: skip
+COMPARE = {ast.Lt: "less", ast.LtE: "less_equal", ast.Gt: "greater", ast.GtE: "greater_equal",
+           ast.Eq: "equal", ast.NotEq: "not_equal"}  # fmt: skip
+PYCOMPARE = {
+    ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+}  # fmt: skip

@@ -1,0 +1,326 @@
+"""The interpreter's tensor half: API calls, graph nodes and dtype rules, tape methods."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from gradcli.core.executor import resolve_conds, run
+from gradcli.core.graph import FLOAT_DTYPES, INT_DTYPES
+from gradcli.core.ops import REGISTRY, const, emit
+from gradcli.core.ops.shapes import TapeCause
+from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode import api
+from gradcli.tfcode.builtins import LEAVE_FIX, SPECIAL
+from gradcli.tfcode.common import (
+    DTYPE_NAMES,
+    Refused,
+    _describe,
+    _flatten,
+    _is_tf,
+    _kind,
+    _operand_text,
+    _plain,
+    _python_dtype,
+    _short,
+    _what,
+)
+from gradcli.tfcode.values import (
+    NP,
+    PY,
+    TF,
+    DType,
+    Tape,
+    Tensor,
+    Unknown,
+    Variable,
+)
+
+
+class TensorMixin:
+    """Methods of Interpreter that turn values into graph nodes (see interpret.py)."""
+
+    # --- TensorFlow and NumPy functions ----------------------------------------------------
+    def call_api(self, path: str, args, kwargs, node, scope):
+        handler = SPECIAL.get(path)
+        if handler is not None:
+            return handler(self, args, kwargs, node)
+        row = api.lookup(path)
+        if row is not None:
+            return self.table_call(path, row, args, kwargs, node)
+        if path in api.NOT_YET:
+            self.refuse(
+                node,
+                path,
+                f"it needs the op '{api.NOT_YET[path]}', which gradcli does not have yet",
+            )
+        if path.startswith("builtins."):
+            self.refuse(node, f"the builtin {path.split('.', 1)[1]}()")
+        self.refuse(node, path)
+
+    def table_call(self, path: str, row: api.TFOp, args, kwargs, node):
+        bound = {}
+        if len(args) > len(row.params):
+            raise GradcliError(
+                f"TypeError: {path} takes at most {len(row.params)} arguments", self.pos(node)
+            )
+        bound.update(zip(row.params, args))
+        for k, v in kwargs.items():
+            if k not in row.params:
+                self.refuse(node, f"{path}(..., {k}=...)")
+            bound[k] = v
+        for p in row.ignored:
+            bound.pop(p, None)
+        missing = [p for p in row.tensors if p not in bound]
+        if missing:
+            raise GradcliError(f"TypeError: {path} is missing '{missing[0]}'", self.pos(node))
+        tensors = [bound.pop(p) for p in row.tensors]
+        if row.listed:
+            if not isinstance(tensors[0], (list, tuple)):
+                self.refuse(node, f"{path} of {_describe(tensors[0])} (give a list)")
+            tensors = list(tensors[0])
+        attrs = {}
+        for param, (attr, default) in row.attrs.items():
+            value = bound.pop(param, default)
+            if value is None:
+                continue
+            attrs[attr] = self.attribute_value(path, attr, value, node)
+        if bound:
+            extra = next(iter(bound))
+            if bound[extra] is not None and bound[extra] is not False:
+                self.refuse(node, f"{path}(..., {extra}=...)")
+        if path.startswith("np."):
+            tensors = [
+                self.leave(t, node, ast.unparse(node), path) if _is_tf(t) else t for t in tensors
+            ]
+            result = self.op_call(row.op, tensors, attrs, node)
+            return Tensor(result.id, NP)
+        return Tensor(self.op_call(row.op, tensors, attrs, node).id, TF)
+
+    def attribute_value(self, path, attr, value, node):
+        if isinstance(value, DType):
+            return value.name
+        if isinstance(value, str) and attr == "dtype":
+            return DTYPE_NAMES.get(value) or self.refuse(node, f"the dtype {value!r}")
+        if isinstance(value, bool) and attr in ("keepdims", "exclusive", "reverse"):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+            return list(value)
+        if isinstance(value, (Tensor, Variable)):
+            v = self.value(self.tensor_id(value, read=False))
+            if v.dtype.kind in "iu":
+                return int(v) if v.ndim == 0 else [int(x) for x in v.reshape(-1)]
+        self.refuse(node, f"{path}: {attr}={_describe(value)}", "give a Python constant")
+
+    # --- tensors ---------------------------------------------------------------------------
+    def tensor_id(self, value, read: bool = True) -> int:
+        if isinstance(value, Tensor):
+            return value.id
+        if isinstance(value, Variable):
+            if read:
+                self.read_variable(value)
+            return value.value
+        raise AssertionError(value)
+
+    def read_variable(self, var: Variable) -> None:
+        """Reading a trainable variable inside a tape that watches accessed variables watches it."""
+        if var.trainable:
+            for tape in self.tapes:
+                if tape.watch_accessed and var.value not in tape.on:
+                    tape.on.add(var.value)
+                    tape.watched_at[var.value] = len(self.g)
+
+    def _dtype(self, value) -> str:
+        return self.g[self.tensor_id(value, read=False)].dtype
+
+    def value(self, i: int) -> np.ndarray:
+        if i not in self.values:
+            resolve_conds(self.g, [i], self.values)
+            self.values.update(run(self.g, [i], known=self.values, keep=True))
+        return np.asarray(self.values[i], dtype=self.g[i].dtype)
+
+    def emit(self, opname: str, inputs, attrs, node, record: bool = True) -> int:
+        out = emit(self.g, opname, tuple(inputs), attrs, entry=self.label, pos=self.pos(node))
+        if record:
+            for tape in self.tapes:
+                if any(i in tape.on for i in inputs):
+                    tape.on.add(out)
+        return out
+
+    def leaf(self, value: np.ndarray, node, kind=TF) -> Tensor:
+        """A new constant tensor (its own node: tape.watch needs its identity)."""
+        stored = float(value) if value.shape == () and value.dtype == np.float64 else value
+        i = emit(
+            self.g,
+            "input",
+            (),
+            {"value": stored},
+            kind="input",
+            entry=self.label,
+            pos=self.pos(node),
+        )
+        return Tensor(i, kind)
+
+    def op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor:
+        """Emit op(operands) with TensorFlow's dtype rules; returns the result tensor."""
+        for v in operands:
+            if isinstance(v, Unknown):
+                raise Refused()
+            if not isinstance(v, (Tensor, Variable, int, float, bool, list, tuple, np.ndarray)):
+                self.refuse(node, f"{opname} of {_describe(v)}")
+        op = REGISTRY[opname]
+        if op.accepts == "select":
+            cond = self.convert([operands[0]], node, default="bool")[0]
+            ids = [cond, *self.convert(operands[1:], node)]
+        elif op.index_inputs:  # indices keep their own integer dtype (int32 by default)
+            values = [j for j in range(len(operands)) if j not in op.index_inputs]
+            converted = dict(zip(values, self.convert([operands[j] for j in values], node)))
+            for j in op.index_inputs:
+                converted[j] = self.convert([operands[j]], node, default="int32")[0]
+            ids = [converted[j] for j in range(len(operands))]
+        else:
+            ids = self.convert(operands, node)
+        if op.accepts == "float":
+            for i in ids:
+                if self.g[i].dtype not in FLOAT_DTYPES:
+                    raise GradcliError(
+                        f"{_what(node)} needs a float tensor, got {self.g[i].dtype} (TensorFlow "
+                        "raises here; cast it with tf.cast(x, tf.float32))",
+                        self.pos(node),
+                    )
+        kinds = {_kind(v) for v in operands if isinstance(v, (Tensor, Variable))}
+        out = self.emit(opname, ids, attrs, node)
+        kind = TF if TF in kinds or not kinds else (NP if NP in kinds else PY)
+        return Tensor(out, kind)
+
+    def convert(self, operands: list, node, default: str | None = None) -> list[int]:
+        """Node ids for operands: tensors keep their dtype, Python values take the dtype of the
+        TensorFlow tensors they meet (NumPy arrays too), else TensorFlow's default."""
+        tf_dtypes = [
+            self._dtype(v) for v in operands if isinstance(v, (Tensor, Variable)) and _kind(v) == TF
+        ]
+        other = [self._dtype(v) for v in operands if isinstance(v, Tensor) and v.kind != TF]
+        distinct = list(dict.fromkeys(tf_dtypes))
+        if len(distinct) > 1:
+            raise GradcliError(
+                f"{_what(node)}: {' and '.join(distinct)} tensors meet (TensorFlow raises "
+                "InvalidArgumentError); convert one with tf.cast",
+                self.pos(node),
+            )
+        target = distinct[0] if distinct else (other[0] if other else None)
+        if target is None:
+            target = default or _python_dtype([v for v in operands])
+        ids = []
+        for v in operands:
+            if isinstance(v, (Tensor, Variable)):
+                i = self.tensor_id(v)
+                if self.g[i].dtype != target:
+                    if _kind(v) == TF:
+                        raise GradcliError(
+                            f"{_what(node)}: {self.g[i].dtype} and {target} tensors meet "
+                            "(TensorFlow raises InvalidArgumentError); convert one with tf.cast",
+                            self.pos(node),
+                        )
+                    i = self.emit("cast", [i], {"dtype": target}, node)
+                ids.append(i)
+            else:
+                arr = self.python_array(v, node)
+                if target in INT_DTYPES and not np.all(np.round(arr) == arr):
+                    raise GradcliError(
+                        f"{_what(node)}: {v!r} cannot be converted to {target} (TensorFlow "
+                        "raises TypeError)",
+                        self.pos(node),
+                    )
+                ids.append(const(self.g, arr, target, entry=self.label, pos=self.pos(node)))
+        return ids
+
+    def python_array(self, v, node) -> np.ndarray:
+        try:
+            arr = np.array(_plain(self, v, node))
+        except (ValueError, TypeError):
+            self.refuse(node, f"the value {_describe(v)} as a tensor")
+        if arr.dtype == object or arr.dtype.kind not in "biuf":
+            self.refuse(node, f"the value {_describe(v)} as a tensor")
+        return arr
+
+    def leave(self, value, node, code: str, how: str) -> Tensor:
+        """A tensor turned into NumPy or Python (.numpy(), np.*, float()): leaves_tape."""
+        if not isinstance(value, (Tensor, Variable)):
+            return value
+        i = self.tensor_id(value)
+        if isinstance(value, Tensor) and value.kind != TF:
+            return value
+        name = self.g[i].name or _short(code)
+        fix = LEAVE_FIX.get(how, "keep the computation in TensorFlow ops (tf.*)")
+        attrs = {
+            "cause": TapeCause.LEAVES_TAPE.value,
+            "detail": f"{code} turns {_operand_text(node)} into a NumPy/Python value; the tape "
+            f"cannot see through it; {fix}",
+            "summary": f"{_short(code)}, which leaves TensorFlow",
+        }
+        del name
+        out = self.emit("tape_boundary", [i], attrs, node, record=False)
+        return Tensor(out, PY if how in ("float", "int", "item", "tolist") else NP)
+
+    # --- tapes -----------------------------------------------------------------------------
+    def tape_method(self, tape: Tape, name: str, args, kwargs, node):
+        if name == "watch":
+            for v in _flatten(args[0] if args else kwargs.get("tensor")):
+                if isinstance(v, (Tensor, Variable)):
+                    i = self.tensor_id(v, read=False)
+                    if i not in tape.on:
+                        tape.on.add(i)
+                        tape.watched_at[i] = len(self.g)
+                elif not isinstance(v, Unknown):
+                    self.refuse(node, f"tape.watch of {_describe(v)}")
+            return None
+        if name == "gradient":
+            from gradcli.tfcode.calls import gradient_call
+
+            return gradient_call(self, tape, node, args, kwargs)
+        if name == "reset":
+            tape.on.clear()
+            return None
+        self.refuse(node, f"tape.{name}", "not read yet")
+
+    def assign_variable(self, var: Variable, name: str, args, kwargs, node):
+        value = args[0] if args else kwargs.get("value")
+        if isinstance(value, Unknown):
+            raise Refused()
+        new = self.as_array(value, node, self.g[var.value].dtype)
+        if name != "assign":
+            old = self.value(var.value)
+            new = (old + new if name == "assign_add" else old - new).astype(old.dtype)
+        if new.shape != tuple(self.g[var.value].shape):
+            raise GradcliError(
+                f"{var.label}.{name}: shape {new.shape} does not match the variable's shape "
+                f"{tuple(self.g[var.value].shape)}",
+                self.pos(node),
+            )
+        var.value = self.leaf(new, node).id
+        var.versions.append(var.value)
+        return var
+
+    def as_array(self, value, node, dtype: str | None = None) -> np.ndarray:
+        """The concrete value of a tensor or Python value (for variables and constants)."""
+        if isinstance(value, (Tensor, Variable)):
+            arr = self.value(self.tensor_id(value, read=False))
+        else:
+            arr = self.python_array(value, node)
+            if dtype is None:
+                dtype = _python_dtype([value])
+        if dtype is not None and arr.dtype != np.dtype(dtype):
+            if (
+                np.dtype(dtype).kind in "iu"
+                and arr.dtype.kind == "f"
+                and not np.all(np.round(arr) == arr)
+            ):
+                raise GradcliError(
+                    f"{_what(node)}: cannot convert {value!r} to {dtype}", self.pos(node)
+                )
+            with np.errstate(over="ignore"):
+                arr = arr.astype(dtype)
+        return arr
