@@ -86,6 +86,9 @@ def gradients(
 ) -> Gradients:
     """Build the gradient of the outputs (weighted by seeds, default ones) w.r.t. the targets.
 
+    Kept as one function on purpose: one reversed loop over node ids is the whole
+    algorithm (as a jaxpr's transpose), and it is the hot path of long chains.
+
     zeros=True builds a constant zero node wherever a rule knows its gradient is zero
     (sign, relu_grad's second input), as TensorFlow's zeros_like, and lets it flow through
     the other rules: the result is then never ZERO_GRAD, and differentiating it again finds

@@ -56,6 +56,7 @@ def _nesting_limit(prefix: str, file: str, yaml) -> None:
 
 
 def _compose(loader, file: str, yaml):
+    """The document's root node, events read one at a time (one loop: the reading hot path)."""
     ev = yaml.events
     nodes = yaml.nodes
     loader.get_event()  # StreamStartEvent
