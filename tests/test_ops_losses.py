@@ -1,0 +1,112 @@
+"""gelu, losses and statistics: finite differences (first and second order), closed forms,
+check against SymPy, explain.
+
+Expected values come from closed forms (TensorFlow's definitions), SymPy (check) or
+finite differences; values and gradients against TensorFlow itself are in
+tests/data/tf_reference.json (tools/tf_cases_losses.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers import central_difference, invoke
+
+from gradcli.api import problem_from_expression
+from gradcli.core.autodiff import gradients
+from gradcli.core.executor import run
+
+RNG = np.random.default_rng(20260514)
+ERFC_SCALE = float(np.float32(0.7071067811865476))  # tf.nn.gelu casts it from float32
+
+
+def _values(expr: str, at: dict, seed=None):
+    """(loss value, gradient w.r.t. x, Hessian-vector product with seed) from gradcli."""
+    problem = problem_from_expression(expr, at, wrt=["x"])
+    graph = problem.graph
+    (g,) = gradients(graph, problem.outputs, problem.wrt).results
+    targets = [problem.outputs[0], g]
+    h = None
+    if seed is not None:
+        (h,) = gradients(graph, [g], problem.wrt, seeds=[seed]).results
+        targets += [h] if isinstance(h, int) else []
+    values = run(graph, targets)
+    hv = None
+    if seed is not None:
+        hv = np.zeros_like(at["x"]) if not isinstance(h, int) else np.asarray(values[h])
+    return float(values[problem.outputs[0]]), np.asarray(values[g], dtype=float), hv
+
+
+def fd_check(expr: str, at: dict):
+    """First and second derivatives of sum(expr * w) w.r.t. x against central differences."""
+    x = at["x"]
+    w = RNG.uniform(0.5, 1.5, size=np.shape(problem_value(expr, at)))
+    loss = f"sum(({expr}) * w)"
+    at = {**at, "w": w}
+    v = RNG.uniform(-1, 1, size=x.shape)
+    _, g, hv = _values(loss, at, v)
+
+    def value(x_new):
+        return _values(loss, {**at, "x": x_new})[0]
+
+    np.testing.assert_allclose(g, central_difference(value, x), rtol=1e-6, atol=1e-8)
+    numeric = central_difference(
+        lambda xn: float(np.sum(_values(loss, {**at, "x": xn})[1] * v)), x, eps=1e-5
+    )
+    np.testing.assert_allclose(hv, numeric, rtol=1e-5, atol=1e-7, err_msg=expr)
+
+
+def problem_value(expr: str, at: dict):
+    problem = problem_from_expression(expr, at, wrt=[])
+    return run(problem.graph, list(problem.outputs))[problem.outputs[0]]
+
+
+# --- finite differences ------------------------------------------------------------------------
+X34 = RNG.uniform(-3, 3, size=(3, 4))
+FD = {
+    "gelu(x)": {},
+    "gelu(x, approximate=true)": {},
+}
+
+
+@pytest.mark.parametrize("expr", sorted(FD))
+def test_first_and_second_order_against_finite_differences(expr):
+    fd_check(expr, {"x": X34, **FD[expr]})
+
+
+# --- gelu ----------------------------------------------------------------------------------------
+def test_gelu_closed_forms():
+    x = np.array([-3.0, -0.5, 0.0, 1.25, 4.0])
+    value = problem_value("gelu(x)", {"x": x})
+    expected = [0.5 * t * math.erfc(-t * ERFC_SCALE) for t in x]
+    np.testing.assert_allclose(value, expected, rtol=1e-15, atol=0)
+    approx = problem_value("gelu(x, approximate=true)", {"x": x})
+    c3 = float(np.float32(0.044715))
+    expected = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + c3 * x**3)))
+    np.testing.assert_allclose(approx, expected, rtol=1e-14, atol=1e-300)
+    # d/dx [x Phi(x)] = Phi(x) + x phi(x), with phi the standard normal density (c ~ 1/sqrt 2)
+    _, g, _ = _values("sum(gelu(x))", {"x": x})
+    phi = np.exp(-((x * ERFC_SCALE) ** 2)) * ERFC_SCALE / math.sqrt(math.pi)
+    big_phi = np.array([0.5 * math.erfc(-t * ERFC_SCALE) for t in x])
+    np.testing.assert_allclose(g, big_phi + x * phi, rtol=1e-14, atol=1e-16)
+
+
+def test_gelu_at_zero_and_far_tails():
+    _, g, _ = _values("sum(gelu(x))", {"x": np.array([0.0, -40.0, 40.0])})
+    assert g.tolist() == [0.5, 0.0, 1.0]
+
+
+# --- check against SymPy ----------------------------------------------------------------------
+CHECKS = [
+    ("gelu(x) * x", "x=[-3, -0.5, 0, 2]"),
+    ("gelu(x, approximate=true) * x", "x=[-3, -0.5, 0, 2]"),
+]
+
+
+@pytest.mark.parametrize(("expr", "at"), CHECKS)
+def test_check_against_sympy(expr, at):
+    res = invoke("check", "-e", f"sum({expr})", "--at", at, "--format", "json")
+    assert res.code == 0, (res.stdout, res.stderr)
+    assert "sympy" in res.stdout.lower()
