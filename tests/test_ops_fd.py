@@ -275,10 +275,15 @@ def test_second_order(expr):
     np.testing.assert_allclose(hv, numeric, rtol=1e-5, atol=1e-7, err_msg=expr)
 
 
+# covered by tests/test_ops_losses.py's finite-difference table
+LOSSES_FD = ["sigmoid_cross_entropy", "huber", "l2_loss"]
+
+
 def test_every_public_op_is_covered():
     """A new public op must get a finite-difference case here (or a reason it has none)."""
     text = " ".join([*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, "softmax", "cumsum", "cumprod",
-                     "matmul @", "clip", "where", "log_softmax"])  # fmt: skip
+                     "matmul @", "clip", "where", "log_softmax",
+                     *LOSSES_FD])  # fmt: skip
     no_gradient = {"floor", "ceil", "round", "argmax", "argmin", "less", "less_equal", "greater",
                    "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
                    "logical_not", "stop_gradient"}  # fmt: skip

@@ -65,9 +65,14 @@ def problem_value(expr: str, at: dict):
 
 # --- finite differences ------------------------------------------------------------------------
 X34 = RNG.uniform(-3, 3, size=(3, 4))
+Z34 = RNG.uniform(0, 1, size=(3, 4))
 FD = {
     "gelu(x)": {},
     "gelu(x, approximate=true)": {},
+    "sigmoid_cross_entropy(z, x)": {"z": Z34},
+    "sigmoid_cross_entropy(x * 0.2 + 0.5, z * 4 - 2)": {"z": Z34},  # the labels' gradient
+    "huber(z * 4, x) * huber(x, z * 4, delta=2.5)": {"z": Z34},
+    "l2_loss(x) * l2_loss(x * z)": {"z": Z34},
 }
 
 
@@ -98,10 +103,65 @@ def test_gelu_at_zero_and_far_tails():
     assert g.tolist() == [0.5, 0.0, 1.0]
 
 
+# --- losses ------------------------------------------------------------------------------------
+def test_sigmoid_cross_entropy_closed_form():
+    x = np.array([-30.0, -2.5, 0.0, 0.5, 3.0, 30.0])
+    z = np.array([0.0, 1.0, 0.5, 0.25, 1.0, 0.0])
+    value = problem_value("sigmoid_cross_entropy(z, x)", {"z": z, "x": x})
+    sig = 1 / (1 + np.exp(-x))
+    np.testing.assert_allclose(value, np.logaddexp(0.0, x) - x * z, rtol=1e-13, atol=1e-300)
+    _, g, _ = _values("sum(sigmoid_cross_entropy(z, x))", {"z": z, "x": x})
+    np.testing.assert_allclose(g, sig - z, rtol=1e-14, atol=1e-16)
+
+
+def test_sigmoid_cross_entropy_does_not_overflow():
+    value = problem_value(
+        "sigmoid_cross_entropy(z, x)", {"z": np.zeros(2), "x": np.array([-800.0, 800.0])}
+    )
+    assert value.tolist() == [0.0, 800.0]
+
+
+def test_huber_is_a_mean_over_the_last_axis():
+    t = np.array([[0.0, 1.0, -2.0], [3.0, -1.0, 0.0]])
+    p = np.array([[0.5, 1.0, 1.0], [3.25, -3.5, 1.0]])
+    e = p - t
+    per = np.where(np.abs(e) <= 1.0, 0.5 * e**2, np.abs(e) - 0.5)
+    np.testing.assert_array_equal(problem_value("huber(t, p)", {"t": t, "p": p}), per.mean(-1))
+    _, g, _ = _values("sum(huber(t, x))", {"t": t, "x": p})
+    np.testing.assert_array_equal(g, np.clip(e, -1.0, 1.0) / 3)
+
+
+def test_l2_loss_closed_form():
+    x = np.array([[0.5, -1.5], [2.0, 0.0]])
+    value, g, _ = _values("l2_loss(x)", {"x": x})
+    assert value == np.sum(x**2) / 2
+    np.testing.assert_array_equal(g, x)
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("huber(x, y)", "huber: the two tensors must have one shape"),
+        ("huber(x[0] + y[0], x[1])", "huber needs tensors of rank 1 or more"),
+        (
+            "sigmoid_cross_entropy(x, y)",
+            "sigmoid_cross_entropy: the two tensors must have one shape",
+        ),
+    ],
+)
+def test_shape_errors(expr, message):
+    res = invoke("eval", "-e", expr, "--at", "x=[1, 2]", "--at", "y=[1, 2, 3]")
+    assert res.code == 2
+    assert message in res.stderr, res.stderr
+
+
 # --- check against SymPy ----------------------------------------------------------------------
 CHECKS = [
     ("gelu(x) * x", "x=[-3, -0.5, 0, 2]"),
     ("gelu(x, approximate=true) * x", "x=[-3, -0.5, 0, 2]"),
+    ("sigmoid_cross_entropy(x * x, x)", "x=[-3, -0.5, 0, 2]"),
+    ("huber(x, x * x) + huber(x * x, x, delta=0.5)", "x=[-3, -0.5, 0, 2]"),
+    ("l2_loss(x) * x", "x=[-3, -0.5, 0, 2]"),
 ]
 
 

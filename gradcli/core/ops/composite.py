@@ -57,6 +57,8 @@ class _Symbolic:
             values = [p[1] for p in pairs]
             with np.errstate(all="ignore"):
                 value = np.asarray(op.fn(attrs)(*values))
+            if op.sympy is None:  # a cut op (a comparison): its value is a constant
+                return obj(np.frompyfunc(lambda v: number(self.sp, v), 1, 1)(value)), value
             return obj(op.sympy(self.sp, attrs, exprs, values)), value
 
         return apply
