@@ -276,7 +276,7 @@ def test_second_order(expr):
 
 
 # covered by tests/test_ops_losses.py's finite-difference table
-LOSSES_FD = ["sigmoid_cross_entropy", "huber", "l2_loss"]
+LOSSES_FD = ["sigmoid_cross_entropy", "huber", "l2_loss", "var", "std"]
 
 
 def test_every_public_op_is_covered():

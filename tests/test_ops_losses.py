@@ -73,6 +73,8 @@ FD = {
     "sigmoid_cross_entropy(x * 0.2 + 0.5, z * 4 - 2)": {"z": Z34},  # the labels' gradient
     "huber(z * 4, x) * huber(x, z * 4, delta=2.5)": {"z": Z34},
     "l2_loss(x) * l2_loss(x * z)": {"z": Z34},
+    "var(x) + var(x * z, axis=1)": {"z": Z34},
+    "std(x, axis=0, keepdims=true) * std(x)": {},
 }
 
 
@@ -155,6 +157,14 @@ def test_shape_errors(expr, message):
     assert message in res.stderr, res.stderr
 
 
+def test_var_and_std_closed_forms():
+    x = np.array([[0.5, -1.5, 2.0], [2.0, 0.25, 1.0]])
+    np.testing.assert_allclose(problem_value("var(x, axis=1)", {"x": x}), x.var(axis=1), rtol=1e-15)
+    np.testing.assert_allclose(problem_value("std(x)", {"x": x}), x.std(), rtol=1e-15)
+    _, g, _ = _values("var(x)", {"x": x})
+    np.testing.assert_allclose(g, 2 * (x - x.mean()) / x.size, rtol=1e-14)
+
+
 # --- check against SymPy ----------------------------------------------------------------------
 CHECKS = [
     ("gelu(x) * x", "x=[-3, -0.5, 0, 2]"),
@@ -162,6 +172,7 @@ CHECKS = [
     ("sigmoid_cross_entropy(x * x, x)", "x=[-3, -0.5, 0, 2]"),
     ("huber(x, x * x) + huber(x * x, x, delta=0.5)", "x=[-3, -0.5, 0, 2]"),
     ("l2_loss(x) * x", "x=[-3, -0.5, 0, 2]"),
+    ("var(x) * x + std(x)", "x=[-3, -0.5, 0, 2]"),
 ]
 
 

@@ -68,3 +68,17 @@ expr("l2_loss", "l2_loss(x)", {"x": M23}, lambda v: tf.nn.l2_loss(v.x), exact=Tr
 expr("l2_loss_empty", "l2_loss(x)", {"x": []}, lambda v: tf.nn.l2_loss(v.x), exact=True)
 hessian("l2_loss_second_order", "l2_loss(x) * l2_loss(x)", {"x": X4},
         lambda v: tf.nn.l2_loss(v.x) * tf.nn.l2_loss(v.x), exact=True)  # fmt: skip
+
+# --- var, std ------------------------------------------------------------------------------------
+for _text, _fn in (
+    ("var(x)", lambda v: tf.math.reduce_variance(v.x)),
+    ("var(x, axis=1)", lambda v: tf.math.reduce_variance(v.x, axis=1)),
+    ("std(x, axis=0, keepdims=true)", lambda v: tf.math.reduce_std(v.x, axis=0, keepdims=True)),
+    ("std(x)", lambda v: tf.math.reduce_std(v.x)),
+):
+    expr(f"stat_{_text}", _text, {"x": M23}, _fn)
+expr("std_constant_row", "std(x, axis=1)", {"x": [[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]]},
+     lambda v: tf.math.reduce_std(v.x, axis=1),
+     note="a constant row: sqrt'(0) is inf, and g * 0 gives nan as in TensorFlow")  # fmt: skip
+hessian("var_second_order", "var(x)", {"x": X4}, lambda v: tf.math.reduce_variance(v.x))
+hessian("std_second_order", "std(x)", {"x": X4}, lambda v: tf.math.reduce_std(v.x))
