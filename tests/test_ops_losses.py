@@ -181,3 +181,15 @@ def test_check_against_sympy(expr, at):
     res = invoke("check", "-e", f"sum({expr})", "--at", at, "--format", "json")
     assert res.code == 0, (res.stdout, res.stderr)
     assert "sympy" in res.stdout.lower()
+
+
+# --- the composite facility ----------------------------------------------------------------
+def test_a_composite_op_differentiates_like_its_written_out_expansion():
+    # ops/composite.py: gelu's value, gradient and second derivative are those of the same
+    # composition written as an expression, bit for bit
+    x = RNG.uniform(-4, 4, size=7)
+    v = RNG.uniform(-1, 1, size=7)
+    written = f"sum(0.5 * x * erfc(-x * {ERFC_SCALE!r}))"
+    assert _values("sum(gelu(x))", {"x": x}, v)[0] == _values(written, {"x": x}, v)[0]
+    for a, b in zip(_values("sum(gelu(x))", {"x": x}, v)[1:], _values(written, {"x": x}, v)[1:]):
+        np.testing.assert_array_equal(a, b)
