@@ -101,6 +101,7 @@ UNARY_DOMAINS = {
     "softsign": {"away": 0.2},
     "log_sigmoid": {"lo": -4, "hi": 4},
     "mish": {"lo": -4, "hi": 4},
+    "gelu": {},
 }
 
 

@@ -275,12 +275,17 @@ def test_second_order(expr):
     np.testing.assert_allclose(hv, numeric, rtol=1e-5, atol=1e-7, err_msg=expr)
 
 
+# covered by tests/test_ops_losses.py's finite-difference table
+LOSSES_FD = ["sigmoid_cross_entropy", "huber", "l2_loss", "var", "std"]
+
+
 def test_every_public_op_is_covered():
     """A new public op must get a finite-difference case here (or a reason it has none);
     the index ops have theirs in test_ops_indexing.py."""
     text = " ".join([*UNARY, *BINARY, *REDUCTIONS, *SHAPE_OPS, "softmax", "cumsum", "cumprod",
                      "matmul @", "clip", "where", "log_softmax",
-                     "gather unsorted_segment_sum segment_sum einsum outer"])  # fmt: skip
+                     "gather unsorted_segment_sum segment_sum einsum outer",
+                     *LOSSES_FD])  # fmt: skip
     no_gradient = {"floor", "ceil", "round", "argmax", "argmin", "less", "less_equal", "greater",
                    "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
                    "logical_not", "stop_gradient", "one_hot"}  # fmt: skip

@@ -156,6 +156,28 @@ for _name in ("relu6", "elu", "selu", "silu", "swish", "softsign"):
 TF["tf.nn.leaky_relu"] = TFOp(
     "leaky_relu", ("features", "alpha", "name"), ("features",), {"alpha": ("alpha", 0.2)}
 )
+TF["tf.nn.gelu"] = TFOp(
+    "gelu",
+    ("features", "approximate", "name"),
+    ("features",),
+    {"approximate": ("approximate", False)},
+)
+TF["tf.nn.sigmoid_cross_entropy_with_logits"] = TFOp(
+    "sigmoid_cross_entropy", ("labels", "logits", "name"), ("labels", "logits")
+)
+TF["tf.nn.l2_loss"] = TFOp("l2_loss", ("t", "name"), ("t",))
+TF["tf.math.reduce_variance"] = TFOp(
+    "var",
+    ("input_tensor", "axis", "keepdims", "name"),
+    ("input_tensor",),
+    {"axis": ("axis", None), "keepdims": ("keepdims", False)},
+)
+TF["tf.math.reduce_std"] = TFOp(
+    "std",
+    ("input_tensor", "axis", "keepdims", "name"),
+    ("input_tensor",),
+    {"axis": ("axis", None), "keepdims": ("keepdims", False)},
+)
 TF["tf.nn.log_softmax"] = TFOp(
     "log_softmax", ("logits", "axis", "name"), ("logits",), {"axis": ("axis", -1)}
 )
@@ -201,8 +223,6 @@ NP: dict[str, TFOp] = {
 NOT_YET = {
     "tf.nn.softmax_cross_entropy_with_logits": "softmax_cross_entropy",
     "tf.nn.sparse_softmax_cross_entropy_with_logits": "sparse_softmax_cross_entropy",
-    "tf.nn.sigmoid_cross_entropy_with_logits": "sigmoid_cross_entropy",
-    "tf.nn.gelu": "gelu",
     "tf.nn.dropout": "dropout",
     "tf.nn.conv2d": "conv2d",
     "tf.numpy_function": "numpy_function",

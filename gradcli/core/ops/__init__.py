@@ -10,6 +10,9 @@ from gradcli.core.ops import reduce  # noqa: F401
 from gradcli.core.ops import scan  # noqa: F401
 from gradcli.core.ops import activations  # noqa: F401
 from gradcli.core.ops import indexing  # noqa: F401
+from gradcli.core.ops import smooth_activations  # noqa: F401
+from gradcli.core.ops import losses  # noqa: F401
+from gradcli.core.ops import statistics  # noqa: F401
 from gradcli.core.ops import shapes  # noqa: F401
 from gradcli.core.ops import linalg  # noqa: F401
 from gradcli.core.ops import contract  # noqa: F401

@@ -8,11 +8,9 @@ internal gradient kernels have TensorFlow's own second-order rules.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
-from gradcli.core.ops import elementwise as ew
 from gradcli.core.ops.elementwise import _x, _y, binary, unary
 from gradcli.core.ops.infer import elementwise, need_float, normalize_axes
 from gradcli.core.ops.reduce import _extreme, _lowest
@@ -302,99 +300,6 @@ binary(
     public=False,
     no_sympy="an internal kernel of gradient graphs, never in a forward graph",
     overflows=True,
-)
-
-
-# --- silu (swish), softsign, log_sigmoid, mish ----------------------------------------------
-def _silu(x):
-    x = np.asarray(x)
-    return (x * ew._sigmoid(x))[()]
-
-
-def _silu_grad(b, n, g):
-    # tf.nn.silu's custom gradient (beta = 1): g * (s * (1 + x * (1 - s))), s = sigmoid(x)
-    x = _x(n)
-    one = b.const(1.0, like=x)
-    s = b.sigmoid(x)
-    return b.mul(g, b.mul(s, b.add(one, b.mul(x, b.sub(one, s)))))
-
-
-SILU = unary(
-    "silu",
-    _silu,
-    None,
-    _silu_grad,
-    sympy=each_at(lambda sp, xs, vs: xs[0] * ew._sigmoid_sympy(sp, xs, vs)),
-    doc="x * sigmoid(x), tf.nn.silu (also named swish)",
-)
-register(replace(SILU, name="swish", doc="x * sigmoid(x), the same op as silu"))
-
-
-def _softsign(x):
-    x = np.asarray(x)
-    return (x / (np.abs(x) + x.dtype.type(1)))[()]
-
-
-def _softsign_grad(b, n, g):
-    # TensorFlow's SoftsignGrad kernel: g / (|x| + 1)^2 (TensorFlow has no second order)
-    x = _x(n)
-    return b.div(g, b.square(b.add(b.abs(x), b.const(1.0, like=x))))
-
-
-def _softsign_sympy(sp, xs, vs):
-    # |x| as the side taken at the point, and the constant 0 at 0 (abs'(0) = 0)
-    x, v = xs[0], vs[0]
-    return x / (1 + (x if v > 0 else -x if v < 0 else sp.Integer(0)))
-
-
-unary(
-    "softsign",
-    _softsign,
-    lambda x: x / (abs(x) + 1.0),
-    _softsign_grad,
-    sympy=each_at(_softsign_sympy),
-)
-
-
-def _log_sigmoid(x):
-    # tf.math.log_sigmoid: -softplus(-x)
-    return np.negative(ew._softplus(np.negative(x)))
-
-
-def _log_sigmoid_grad(b, n, g):
-    # the chain TensorFlow differentiates, neg(softplus(neg x)): g * sigmoid(-x)
-    return b.mul(g, b.sigmoid(b.neg(_x(n))))
-
-
-unary(
-    "log_sigmoid",
-    _log_sigmoid,
-    None,
-    _log_sigmoid_grad,
-    sympy=each_at(lambda sp, xs, vs: -ew._softplus_sympy(sp, (-xs[0],), (-vs[0],))),
-)
-
-
-def _mish(x):
-    # Keras 3's mish: x * tanh(softplus(x))
-    x = np.asarray(x)
-    return (x * np.tanh(ew._softplus(x)))[()]
-
-
-def _mish_grad(b, n, g):
-    # the chain TensorFlow differentiates: g * t + sigmoid(x) * tanh_grad(t, x * g)
-    x = _x(n)
-    t = b.tanh(b.softplus(x))
-    return b.add(b.mul(g, t), b.mul(b.tanh_grad(t, b.mul(x, g)), b.sigmoid(x)))
-
-
-unary(
-    "mish",
-    _mish,
-    None,
-    _mish_grad,
-    sympy=each_at(lambda sp, xs, vs: xs[0] * sp.tanh(ew._softplus_sympy(sp, xs, vs))),
-    doc="x * tanh(softplus(x)), keras.activations.mish",
 )
 
 

@@ -32,7 +32,7 @@ def _vectorize(fn, at_error=math.nan):
 
     def forward(x):
         x = np.asarray(x)
-        return ufunc(x).astype(x.dtype)[()]
+        return np.asarray(ufunc(x)).astype(x.dtype)[()]  # 0-d: ufunc gives a Python float
 
     return forward, safe
 

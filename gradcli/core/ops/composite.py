@@ -1,0 +1,134 @@
+"""Composite ops: an op that TensorFlow defines as a composition of other ops (gelu, losses).
+
+The composition is written once, as expand(b, attrs, *inputs) over a builder's op
+methods (b.mul, b.erfc, b.const(value, like=...)). The forward runs it on numpy values
+(`evaluate`), its SymPy form composes the ops' translations (`expansion_sympy`),
+and the gradient rule emits it into the gradient graph and differentiates
+it there with the ops' own rules (`expansion_grad`), so value and gradient are those of
+TensorFlow's autodiff of the same composition, and higher orders go through graph ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.core.ops.registry import REGISTRY, ZERO_GRAD, GradBuilder, fit, materialize, run_rule
+from gradcli.core.ops.sym import number, obj
+
+
+class _Values:
+    """The builder interface on numpy values: b.op(*values, **attrs) runs op's forward."""
+
+    def __getattr__(self, opname: str):
+        op = REGISTRY[opname]
+        return lambda *values, **attrs: op.fn(attrs)(*values)
+
+    def const(self, value, like):
+        return np.asarray(value, dtype=np.asarray(like).dtype)
+
+
+_VALUES = _Values()
+
+
+def evaluate(expand):
+    """bind(attrs) for an Op: the forward of the composition, on numpy values."""
+
+    def bind(attrs):
+        def forward(*values):
+            with np.errstate(all="ignore"):
+                return np.asarray(expand(_VALUES, attrs, *map(np.asarray, values)))[()]
+
+        return forward
+
+    return bind
+
+
+class _Symbolic:
+    """The builder interface on (SymPy object array, numpy value) pairs: each op's sympy."""
+
+    def __init__(self, sp):
+        self.sp = sp
+
+    def __getattr__(self, opname: str):
+        op = REGISTRY[opname]
+
+        def apply(*pairs, **attrs):
+            exprs = [p[0] for p in pairs]
+            values = [p[1] for p in pairs]
+            with np.errstate(all="ignore"):
+                value = np.asarray(op.fn(attrs)(*values))
+            if op.sympy is None:  # a cut op (a comparison): its value is a constant
+                return obj(np.frompyfunc(lambda v: number(self.sp, v), 1, 1)(value)), value
+            return obj(op.sympy(self.sp, attrs, exprs, values)), value
+
+        return apply
+
+    def const(self, value, like):
+        v = np.asarray(value, dtype=np.asarray(like[1]).dtype)
+        return obj(number(self.sp, v)), v
+
+
+def expansion_sympy(expand):
+    """sympy(sp, attrs, args, values) for an Op: the composition of its ops' translations."""
+
+    def translate(sp, attrs, args, values):
+        pairs = [(obj(a), np.asarray(v)) for a, v in zip(args, values)]
+        return expand(_Symbolic(sp), attrs, *pairs)[0]
+
+    return translate
+
+
+def expansion_grad(expand):
+    """grad_each(b, node, g, i): g backpropagated through the composition to input i.
+
+    The composition is emitted after the node (gradient nodes), then differentiated in
+    reverse node order with each op's rule, contributions to one node added in the order
+    they arrive, as gradcli's autodiff does for the same expression.
+    """
+
+    def rule(b: GradBuilder, node, g, i: int):
+        graph = b.graph
+        nodes = graph.nodes
+        start = len(nodes)
+        out = expand(b, node.attrs, *node.inputs)
+        target = node.inputs[i]
+        live = {target}  # the composition's nodes a gradient from the target reaches
+        for k in range(start, out + 1):
+            n = nodes[k]
+            if any(n.inputs[j] in live for j in n.diff):
+                live.add(k)
+        if out not in live:
+            return ZERO_GRAD
+        adjoint = {out: g}
+        result = None
+        for k in range(out, start - 1, -1):
+            gk = adjoint.get(k)
+            if gk is None or k not in live:
+                continue
+            n = nodes[k]
+            op = REGISTRY[n.op]
+            lazy = gk is not ZERO_GRAD and b.shape(gk) != n.shape
+            if lazy and (not op.elementwise or any(nodes[j].shape != n.shape for j in n.inputs)):
+                gk = materialize(b, gk, n.shape)
+            for j in n.diff:
+                src = n.inputs[j]
+                if src not in live:
+                    continue
+                r = ZERO_GRAD if gk is ZERO_GRAD else run_rule(b, n, gk, j, op)
+                if r is None:
+                    continue
+                if r is not ZERO_GRAD:
+                    r = fit(b, r, nodes[src].shape)
+                if src == target:
+                    result = _sum(b, result, r)
+                else:
+                    adjoint[src] = _sum(b, adjoint.get(src), r)
+        return ZERO_GRAD if result is None else result
+
+    return rule
+
+
+def _sum(b: GradBuilder, old, g):
+    if old is None or old is ZERO_GRAD:
+        return g
+    return old if g is ZERO_GRAD else b.add(old, g)

@@ -1,0 +1,148 @@
+"""Smooth activations: silu (swish), softsign, log_sigmoid, mish and gelu.
+
+TensorFlow defines most of them as compositions of other ops; their gradients are the
+chains TensorFlow differentiates (tf.nn.silu's custom gradient, SoftsignGrad). gelu is a
+composite op (ops/composite.py): its one expansion gives forward, gradient and SymPy form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from gradcli.core.ops import elementwise as ew
+from gradcli.core.ops.composite import evaluate, expansion_grad, expansion_sympy
+from gradcli.core.ops.elementwise import _x, unary
+from gradcli.core.ops.infer import float_unary
+from gradcli.core.ops.registry import Attr, AttrKind, Op, register
+from gradcli.core.ops.sym import each_at
+
+
+# --- silu (swish), softsign, log_sigmoid, mish ----------------------------------------------
+def _silu(x):
+    x = np.asarray(x)
+    return (x * ew._sigmoid(x))[()]
+
+
+def _silu_grad(b, n, g):
+    # tf.nn.silu's custom gradient (beta = 1): g * (s * (1 + x * (1 - s))), s = sigmoid(x)
+    x = _x(n)
+    one = b.const(1.0, like=x)
+    s = b.sigmoid(x)
+    return b.mul(g, b.mul(s, b.add(one, b.mul(x, b.sub(one, s)))))
+
+
+SILU = unary(
+    "silu",
+    _silu,
+    None,
+    _silu_grad,
+    sympy=each_at(lambda sp, xs, vs: xs[0] * ew._sigmoid_sympy(sp, xs, vs)),
+    doc="x * sigmoid(x), tf.nn.silu (also named swish)",
+)
+register(replace(SILU, name="swish", doc="x * sigmoid(x), the same op as silu"))
+
+
+def _softsign(x):
+    x = np.asarray(x)
+    return (x / (np.abs(x) + x.dtype.type(1)))[()]
+
+
+def _softsign_grad(b, n, g):
+    # TensorFlow's SoftsignGrad kernel: g / (|x| + 1)^2 (TensorFlow has no second order)
+    x = _x(n)
+    return b.div(g, b.square(b.add(b.abs(x), b.const(1.0, like=x))))
+
+
+def _softsign_sympy(sp, xs, vs):
+    # |x| as the side taken at the point, and the constant 0 at 0 (abs'(0) = 0)
+    x, v = xs[0], vs[0]
+    return x / (1 + (x if v > 0 else -x if v < 0 else sp.Integer(0)))
+
+
+unary(
+    "softsign",
+    _softsign,
+    lambda x: x / (abs(x) + 1.0),
+    _softsign_grad,
+    sympy=each_at(_softsign_sympy),
+)
+
+
+def _log_sigmoid(x):
+    # tf.math.log_sigmoid: -softplus(-x)
+    return np.negative(ew._softplus(np.negative(x)))
+
+
+def _log_sigmoid_grad(b, n, g):
+    # the chain TensorFlow differentiates, neg(softplus(neg x)): g * sigmoid(-x)
+    return b.mul(g, b.sigmoid(b.neg(_x(n))))
+
+
+unary(
+    "log_sigmoid",
+    _log_sigmoid,
+    None,
+    _log_sigmoid_grad,
+    sympy=each_at(lambda sp, xs, vs: -ew._softplus_sympy(sp, (-xs[0],), (-vs[0],))),
+)
+
+
+def _mish(x):
+    # Keras 3's mish: x * tanh(softplus(x))
+    x = np.asarray(x)
+    return (x * np.tanh(ew._softplus(x)))[()]
+
+
+def _mish_grad(b, n, g):
+    # the chain TensorFlow differentiates: g * t + sigmoid(x) * tanh_grad(t, x * g)
+    x = _x(n)
+    t = b.tanh(b.softplus(x))
+    return b.add(b.mul(g, t), b.mul(b.tanh_grad(t, b.mul(x, g)), b.sigmoid(x)))
+
+
+unary(
+    "mish",
+    _mish,
+    None,
+    _mish_grad,
+    sympy=each_at(lambda sp, xs, vs: xs[0] * sp.tanh(ew._softplus_sympy(sp, xs, vs))),
+    doc="x * tanh(softplus(x)), keras.activations.mish",
+)
+
+
+# --- gelu --------------------------------------------------------------------------------------
+# tf.nn.gelu's constants: cast(c, float64) converts the Python float to float32 first
+_GELU_ERFC_SCALE = float(np.float32(0.7071067811865476))
+_GELU_CUBIC = float(np.float32(0.044715))
+_GELU_TANH_SCALE = 0.7978845608028654  # a Python float meeting a float64 tensor: exact
+
+
+def _gelu_expand(b, attrs, x):
+    # tf.nn.gelu: 0.5 * x * erfc(-x * cast(1/sqrt(2))), or with approximate=True
+    # 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + cast(0.044715) * pow(x, 3))))
+    half = b.mul(b.const(0.5, like=x), x)
+    if not attrs.get("approximate", False):
+        return b.mul(half, b.erfc(b.mul(b.neg(x), b.const(_GELU_ERFC_SCALE, like=x))))
+    cubic = b.mul(b.const(_GELU_CUBIC, like=x), b.pow(x, b.const(3.0, like=x)))
+    inner = b.mul(b.const(_GELU_TANH_SCALE, like=x), b.add(x, cubic))
+    return b.mul(half, b.add(b.const(1.0, like=x), b.tanh(inner)))
+
+
+register(
+    Op(
+        "gelu",
+        float_unary("gelu"),
+        bind=evaluate(_gelu_expand),
+        grad_each=expansion_grad(_gelu_expand),
+        elementwise=True,
+        public=True,
+        arity=1,
+        attrs=(Attr("approximate", AttrKind.BOOL, False),),
+        accepts="float",
+        sympy=expansion_sympy(_gelu_expand),
+        overflows=True,
+        doc="x * Phi(x), tf.nn.gelu (approximate=true: its tanh form)",
+    )
+)
