@@ -19,15 +19,25 @@ import numpy as np
 from gradcli.core.graph import (
     FLOAT_DTYPES,
     FORWARD,
-    GRADIENT,
     INT_DTYPES,
-    MAX_RANK,
     Graph,
     is_float,
 )
-from gradcli.core.ops import REGISTRY, Attr, AttrKind, binary_operators, const, emit, public_ops
+from gradcli.core.ops import REGISTRY, binary_operators, const, emit, public_ops
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.spec import expression as ast
+from gradcli.spec.attributes import (
+    REQUIRED_EXAMPLE,
+    Lit,
+    Seq,
+    _attribute,
+    _check_list_depth,
+    _constant_int,
+    _describe,
+    _integral,
+    _NoIndex,
+)
+from gradcli.spec.functions import FunctionCalls
 
 CONSTANTS = {
     "pi": math.pi,
@@ -41,12 +51,6 @@ CONSTANTS = {
 }
 # ops whose axis is one integer (the reductions also take a list of axes)
 RESERVED = {"dy", "out"}  # names a custom gradient expression sees besides the parameters
-# what a missing required attribute looks like when given (the error's example)
-REQUIRED_EXAMPLE = {
-    AttrKind.INTS: "{op}(x, [2, 3])",
-    AttrKind.DTYPE: "{op}(x, 'float32')",
-    AttrKind.STR: "{op}('...', x)",
-}
 OPERATORS = {symbol: op.name for symbol, op in binary_operators().items()}  # + -> add
 
 
@@ -59,26 +63,6 @@ class Function:
     body: object
     grads: list | None  # ASTs (None = no gradient to that parameter), or None: differentiate body
     pos: Pos
-
-
-class Lit:
-    """A literal whose dtype is decided by the tensor it meets (a weakly typed constant)."""
-
-    __slots__ = ("pos", "value")
-
-    def __init__(self, value: np.ndarray, pos: Pos):
-        self.value = value
-        self.pos = pos
-
-
-class Seq:
-    """A list expression before it is known whether it is a tensor or a list of tensors."""
-
-    __slots__ = ("items", "pos")
-
-    def __init__(self, items: list, pos: Pos):
-        self.items = items
-        self.pos = pos
 
 
 def promote(dtypes, pos: Pos | None) -> str:
@@ -120,7 +104,7 @@ def _children(node) -> list:
     return []
 
 
-class Builder:
+class Builder(FunctionCalls):
     """Builds nodes for expressions into one graph.
 
     scope maps visible names to node ids; `later` maps names defined further down the spec
@@ -436,162 +420,3 @@ class Builder:
         if values[2] == 0:
             raise GradcliError("slice step cannot be zero", node.pos)
         return slice(*values)
-
-    def call_function(self, fn: Function, args: list, pos: Pos):
-        """Inline a spec function; with a `grad:` wrap it in a custom node."""
-        if len(args) != len(fn.params):
-            raise GradcliError(
-                f"{fn.name} takes {len(fn.params)} argument"
-                f"{'s' * (len(fn.params) != 1)} ({', '.join(fn.params)}), "
-                f"got {len(args)}",
-                pos,
-            )
-        if fn.name in self.active:
-            chain = " -> ".join([*self.active[self.active.index(fn.name) :], fn.name])
-            raise GradcliError(
-                f"function {fn.name} calls itself ({chain}); recursion is not supported", pos
-            )
-        ids = [self.tensor(a) for a in args]
-        saved = (self.scope, self.later, self.where)
-        self.scope, self.later = dict(zip(fn.params, ids)), {}
-        self.where = (
-            f" in function '{fn.name}' (it sees only its parameters: {', '.join(fn.params)})"
-        )
-        self.active.append(fn.name)
-        try:
-            body = self.tensor(self.build(fn.body))
-        finally:
-            self.active.pop()
-            self.scope, self.later, self.where = saved
-        if fn.grads is None:
-            return body
-        attrs = {"function": fn.name, "grad": self.gradient_rule(fn)}
-        return self.emit("custom", (*ids, body), attrs, pos)
-
-    def gradient_rule(self, fn: Function):
-        """The custom node's rule: build fn's `grad:` expression for input i (dy, out visible)."""
-        graph, functions = self.graph, self.functions
-
-        def rule(b, node, g, i):
-            tree = fn.grads[i]
-            if tree is None:
-                return None
-            sub = Builder(graph, functions, kind=GRADIENT, origin=b.origin)
-            sub.scope = {p: node.inputs[k] for k, p in enumerate(fn.params)}
-            sub.scope.update(dy=g, out=node.id)
-            sub.where = f" in the gradient of '{fn.name}' (it sees {', '.join(sub.scope)})"
-            param = graph[node.inputs[i]]
-            r = sub.cast(sub.tensor(sub.build(tree), param.dtype), param.dtype, _pos_of(tree))
-            shape = graph[r].shape
-            try:
-                joined = np.broadcast_shapes(shape, param.shape)
-            except ValueError:
-                joined = None
-            if joined not in (shape, param.shape):
-                raise GradcliError(
-                    f"the gradient of '{fn.name}' for '{fn.params[i]}' has shape {shape}, which "
-                    f"does not fit the parameter's shape {param.shape}",
-                    _pos_of(tree),
-                )
-            return r
-
-        return rule
-
-
-class _NoIndex:
-    """An op seen without its index inputs (prepare applies `accepts` to the others)."""
-
-    index_inputs = ()
-
-    def __init__(self, op):
-        self.name, self.accepts = op.name, op.accepts
-
-
-def _check_list_depth(seq: Seq) -> None:
-    """Refuse a list expression nested deeper than a tensor's rank can be (iteratively)."""
-    stack = [(seq, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_RANK:
-            raise GradcliError(
-                f"a list nested more than {MAX_RANK} levels deep (a tensor has at most "
-                f"{MAX_RANK} dimensions)",
-                item.pos,
-            )
-        stack.extend((v, depth + 1) for v in item.items if isinstance(v, Seq))
-
-
-def _pos_of(tree) -> Pos | None:
-    return getattr(tree, "pos", None)
-
-
-def _integral(value: np.ndarray) -> bool:
-    v = np.asarray(value)
-    return v.dtype == bool or bool(np.all(np.isfinite(v) & (v == np.round(v))))
-
-
-def _describe(value) -> str:
-    if isinstance(value, ast.Str):
-        return f"the string '{value.value}'"
-    if isinstance(value, slice):
-        return "a slice"
-    return type(value).__name__
-
-
-def _constant_int(value, what: str, pos: Pos) -> int:
-    if (
-        isinstance(value, Lit)
-        and value.value.shape == ()
-        and _integral(value.value)
-        and value.value.dtype != bool
-    ):
-        number = int(value.value)
-        if abs(number) >= 2**62:  # numpy's shape and index arithmetic is 64-bit
-            raise GradcliError(f"{what} is too large: {number:.3g}", pos)
-        return number
-    raise GradcliError(f"{what} must be a constant integer", pos)
-
-
-def _attribute(opname: str, attr: Attr, value, pos: Pos):
-    """A call's attribute (axis=, keepdims=, shape=, dtype=...) as a plain Python value."""
-    name, kind = attr.name, attr.kind
-    if kind is AttrKind.STR:
-        if not isinstance(value, ast.Str):
-            raise GradcliError(f"{opname}: {name} must be a string", pos)
-        return value.value
-    if kind is AttrKind.DTYPE:
-        if not isinstance(value, ast.Str):
-            raise GradcliError(f"{opname}: dtype must be a string such as 'float32'", pos)
-        return value.value
-    if isinstance(value, ast.Str):
-        raise GradcliError(f"{opname}: {name} must be a constant, not a string", pos)
-    if kind is AttrKind.BOOL:
-        if isinstance(value, Lit) and value.value.shape == () and value.value in (0, 1):
-            return bool(value.value)  # true, false, 1 or 0
-        raise GradcliError(f"{opname}: {name} must be true or false", pos)
-    if kind is AttrKind.FLOAT:
-        number = value.value if isinstance(value, Lit) else None
-        if (
-            number is not None
-            and number.shape == ()
-            and number.dtype != bool
-            and np.isfinite(number)
-        ):
-            return float(number)
-        raise GradcliError(f"{opname}: {name} must be {kind.value}", pos)
-    # AXES, AXIS, INTS: an integer (an axis) or a list of integers
-    if isinstance(value, Lit) and value.value.shape == () and kind is not AttrKind.INTS:
-        return _constant_int(value, f"{opname}: {name}", pos)
-    if kind is AttrKind.AXIS:
-        raise GradcliError(f"{opname}: {name} must be one integer", pos)
-    if isinstance(value, Seq):
-        items = value.items
-        if all(isinstance(v, Lit) and v.value.shape == () for v in items):
-            if name == "shape" and len(items) > MAX_RANK:
-                raise GradcliError(
-                    f"{opname}: a shape has at most {MAX_RANK} dimensions, got {len(items)}", pos
-                )
-            return [_constant_int(v, f"{opname}: {name}", pos) for v in items]
-    if isinstance(value, Lit) and value.value.ndim == 1 and value.value.size == 0:
-        return []
-    raise GradcliError(f"{opname}: {name} must be {kind.value}", pos)
