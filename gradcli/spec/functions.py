@@ -13,7 +13,7 @@ from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.spec.attributes import _pos_of
 
 if TYPE_CHECKING:  # annotations only: lowering.py imports this module
-    from gradcli.spec.lowering import Builder, Function
+    from gradcli.spec.lowering import Function
 
 
 class FunctionCalls:
@@ -58,7 +58,7 @@ class FunctionCalls:
             tree = fn.grads[i]
             if tree is None:
                 return None
-            sub = Builder(graph, functions, kind=GRADIENT, origin=b.origin)
+            sub = type(self)(graph, functions, kind=GRADIENT, origin=b.origin)  # a Builder
             sub.scope = {p: node.inputs[k] for k, p in enumerate(fn.params)}
             sub.scope.update(dy=g, out=node.id)
             sub.where = f" in the gradient of '{fn.name}' (it sees {', '.join(sub.scope)})"
