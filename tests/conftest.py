@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -12,3 +13,17 @@ settings.register_profile("dev", max_examples=20, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 os.environ.pop("NO_COLOR", None)
+
+
+@pytest.fixture(autouse=True)
+def _default_limits(monkeypatch):
+    """Every test starts from the library's default limits.
+
+    An in-process CLI run (helpers.invoke) replaces gradcli.runtime.limits.current with its
+    flags and GRADCLI_* variables (`--max-elements 10000`, GRADCLI_SYMPY_TIMEOUT=0.05), and
+    the library reads that global: without this, a test calling the library would see the
+    limits of whichever CLI test ran before it on the same worker.
+    """
+    from gradcli.runtime import limits
+
+    monkeypatch.setattr(limits, "current", limits.from_env({}))
