@@ -27,3 +27,11 @@ def _default_limits(monkeypatch):
     from gradcli.runtime import limits
 
     monkeypatch.setattr(limits, "current", limits.from_env({}))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist, slow tests first: started at once on every worker, rather than one of
+    them being the last test a worker runs while the others sit idle (a stable sort: the rest
+    keeps its order; a run without -n keeps the file order)."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)

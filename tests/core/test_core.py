@@ -164,6 +164,7 @@ def test_cond_branches_must_have_one_shape():
 
 
 # --- chains ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_long_chain_is_iterative():
     n = 100_000
     lines = ["inputs:", "  x0: 0.5", "graph:"]

@@ -346,6 +346,7 @@ def chain(tmp_path_factory):
     return write_chain(tmp_path_factory.mktemp("chain"), CHAIN)
 
 
+@pytest.mark.slow
 def test_chain_tree_prints_every_node_once_in_bounded_width(chain):
     res = invoke("graph", chain)
     assert res.code == 0, res.stderr
@@ -356,6 +357,7 @@ def test_chain_tree_prints_every_node_once_in_bounded_width(chain):
     assert len(lines) < 2 * CHAIN
 
 
+@pytest.mark.slow
 def test_chain_json_with_gradients(tmp_path):
     # 20,000 levels are far past any recursion limit; the 100,000-level tree test above and
     # the core's chain test cover the full length at a fraction of this command's cost.
