@@ -30,8 +30,8 @@ def _default_limits(monkeypatch):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist, slow tests first: started at once on every worker, rather than one of
-    them being the last test a worker runs while the others sit idle (a stable sort: the rest
-    keeps its order; a run without -n keeps the file order)."""
+    """Under pytest-xdist, slow tests first, so that the last tests a worker runs are short
+    ones and no worker waits long for another (graph's two chain tests were the suite's last).
+    A stable sort: the rest keeps its order; a run without -n keeps the file order."""
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
