@@ -11,8 +11,10 @@ from click.testing import CliRunner
 
 from gradcli.cli.main import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 SPECS = ROOT / "specs"
+TEST_DATA = TESTS / "data"
 
 
 @dataclass

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from gradcli.cli.main import cli
 
-CODE = Path(__file__).parent / "data" / "tf_code"
+CODE = Path(__file__).parents[1] / "data" / "tf_code"
 
 
 def gradcli(*args, input=None):

@@ -168,6 +168,7 @@ def test_points_refuse_table_and_plain_formats(tmp_path):
     assert res.code == 2 and "--points writes JSON lines" in res.stderr
 
 
+@pytest.mark.slow
 def test_a_million_points_stream_in_bounded_memory(tmp_path):
     spec = write(tmp_path, "s.yaml", EXACT_SPEC)
     small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"

@@ -316,6 +316,7 @@ TEMPLATES = [
 NUMBERS = st.sampled_from([0.0, -1.0, 1.0, 2.0, 1000.0, -1000.0, "Infinity", "NaN"])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     template=st.sampled_from(TEMPLATES),

@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import invoke
+from helpers import TEST_DATA, invoke
 
 from gradcli import api
 from gradcli.core.autodiff import gradients
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.ops import ZERO_GRAD
 
-DATA = json.loads((Path(__file__).parent / "data" / "tf_reference.json").read_text())
+DATA = json.loads((TEST_DATA / "tf_reference.json").read_text())
 CASES = {c["id"]: c for c in DATA["cases"]}
 HESSIANS = {h["id"]: h for h in DATA["hessians"]}
 MODES = ("none", "zero")

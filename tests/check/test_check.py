@@ -460,6 +460,7 @@ def test_graphs_reusing_subexpressions_never_reach_sympy():
     assert doc["method"] == "fd" and "too big for SymPy" in doc["reason"]
 
 
+@pytest.mark.slow
 def test_hundred_thousand_node_chain_returns_through_the_fallback():
     doc = check_json("-", "--method", "auto", input=chain_spec(100_000))
     assert doc["method"] == "fd" and doc["fallback"] is True

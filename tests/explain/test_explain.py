@@ -552,6 +552,7 @@ def test_eval_table_shows_the_reason():
 
 
 # --- size ---------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_explain_a_100000_node_chain():
     # x{i} = x{i-1} - 1 from x0 = 0: relu at the middle sees a negative value, so d/dx0 is
     # 0 (inactive); the stop_gradient beside it cuts a second path. Derivatives of the

@@ -20,7 +20,7 @@ from gradcli.explain.analysis import explain_sum
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import read_program
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 CASES = {c["id"]: c for c in json.loads((DATA / "tf_code_reference.json").read_text())["cases"]}
 ULPS = 4
 CODE_KINDS = {"leaves_tape", "not_watched", "outside_tape", "stop_gradient", "untaken_branch",
