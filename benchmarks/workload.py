@@ -95,7 +95,7 @@ def points_numpy_io(path, reps):
 
 # --- gradcli ---------------------------------------------------------------------------------
 def _problem(spec_text, path):
-    from gradcli.spec.problem import build_problem
+    from gradcli.spec.assembly import build_problem
     from gradcli.spec.reader import load_spec
 
     return build_problem(load_spec(spec_text, path))
@@ -106,7 +106,7 @@ def engine(path, reps, forward=False):
     from gradcli.core.evaluation import evaluate
     from gradcli.core.executor import resolve_conds, run
     from gradcli.runtime.gcpause import paused
-    from gradcli.spec.problem import build_problem
+    from gradcli.spec.assembly import build_problem
     from gradcli.spec.reader import load_spec
 
     with open(path) as fh:

@@ -6,7 +6,7 @@ import numpy as np
 
 from gradcli.core.evaluation import Evaluation, evaluate
 from gradcli.runtime.gcpause import paused
-from gradcli.spec.problem import Problem, build_problem, override_inputs, spec_from_expression
+from gradcli.spec.assembly import Problem, build_problem, override_inputs, spec_from_expression
 from gradcli.spec.reader import load_spec
 
 

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.points import PointError, Reader, open_points
+from gradcli.cli.points import PointError, PointsReader, open_points
 from gradcli.views.points_output import Progress, write_chunk
 
 CHUNK = 8192  # points per vectorised run: large enough to amortise, small enough to stream
@@ -28,7 +28,7 @@ def run_points(problem, path: str) -> int:
     graph = problem.graph
     inputs = {graph[i].name: graph[i] for i in graph.inputs}
     stream, label, size = open_points(path)
-    reader = Reader(stream, label, inputs, True if path.endswith(".csv") else None)
+    reader = PointsReader(stream, label, inputs, True if path.endswith(".csv") else None)
     progress = Progress(size)
     try:
         _run(reader, batch, sys.stdout, progress)

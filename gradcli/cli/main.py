@@ -13,13 +13,13 @@ import sys
 import click
 
 from gradcli import __version__
-from gradcli.cli.check import check_command
-from gradcli.cli.eval import eval_command
+from gradcli.cli.check_command import check_command
+from gradcli.cli.eval_command import eval_command
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.explain import explain_command
-from gradcli.cli.graph import graph_command
-from gradcli.cli.hessian import hessian_command
-from gradcli.cli.jacobian import jacobian_command
+from gradcli.cli.explain_command import explain_command
+from gradcli.cli.graph_command import graph_command
+from gradcli.cli.hessian_command import hessian_command
+from gradcli.cli.jacobian_command import jacobian_command
 from gradcli.cli.options import limit_options
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError

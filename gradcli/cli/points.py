@@ -59,7 +59,7 @@ def open_points(path: str):
     return stream, path, size
 
 
-class Reader:
+class PointsReader:
     """Points as (line number, {input id: value}) from JSON Lines or CSV.
 
     The format is CSV when the file name ends in .csv or the first non-blank line starts

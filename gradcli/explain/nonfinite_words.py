@@ -10,9 +10,9 @@ import numpy as np
 from gradcli.core.graph import CONST_OP, INPUT_OP, is_float
 from gradcli.core.ops import REGISTRY, Behavior
 from gradcli.core.printing import _number, expression
-from gradcli.explain.report import ORIGINS, Cause, OriginKind  # noqa: F401
+from gradcli.explain.report import ORIGINS, CauseKind, OriginKind  # noqa: F401
 
-NON_FINITE = Cause.NON_FINITE
+NON_FINITE = CauseKind.NON_FINITE
 FORWARD, WHERE_TRAP, SINGULAR = OriginKind.FORWARD, OriginKind.WHERE_TRAP, OriginKind.SINGULAR
 PROPAGATED, OVERFLOW = OriginKind.PROPAGATED, OriginKind.OVERFLOW
 MAX_INDICES = 10  # element indices listed per origin

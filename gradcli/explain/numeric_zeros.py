@@ -27,14 +27,14 @@ from gradcli.core.autodiff import Gradients
 from gradcli.core.graph import GRADIENT, Graph
 from gradcli.core.ops import REGISTRY, ZERO_GRAD, Behavior, Transport
 from gradcli.core.ops.infer import normalize_axes, reduced_shape
-from gradcli.explain.report import Cause
+from gradcli.explain.report import CauseKind
 
 NONZERO = -1  # the gradient is nonzero at this element
 UNFED = -2  # no gradient element reaches this one (indexing, exclusive cumsum)
 
-MASK, INACTIVE, ZERO_UPSTREAM = Cause.MASK, Cause.INACTIVE, Cause.ZERO_UPSTREAM
-CANCELLATION, ZERO_DERIVATIVE = Cause.CANCELLATION, Cause.ZERO_DERIVATIVE
-UNSELECTED, UNDERFLOW = Cause.UNSELECTED, Cause.UNDERFLOW
+MASK, INACTIVE, ZERO_UPSTREAM = CauseKind.MASK, CauseKind.INACTIVE, CauseKind.ZERO_UPSTREAM
+CANCELLATION, ZERO_DERIVATIVE = CauseKind.CANCELLATION, CauseKind.ZERO_DERIVATIVE
+UNSELECTED, UNDERFLOW = CauseKind.UNSELECTED, CauseKind.UNDERFLOW
 
 
 @dataclass

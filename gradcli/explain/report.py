@@ -32,7 +32,7 @@ class Status(Word):
     NON_FINITE = "non_finite"  # the gradient or the output holds NaN or Inf
 
 
-class Cause(Word):
+class CauseKind(Word):
     """Why a gradient is None, zero or non-finite: `causes[].kind`."""
 
     # structural: no path, or a path cut

@@ -20,12 +20,16 @@ from gradcli.explain.numeric_zeros import (
     ZERO_UPSTREAM,
     Finding,
 )
-from gradcli.explain.report import Cause, Status
+from gradcli.explain.report import CauseKind, Status
 from gradcli.explain.structural_cuts import Cut
 
-NO_PATH, STOP_GRADIENT, INTEGER = Cause.NO_PATH, Cause.STOP_GRADIENT, Cause.INTEGER
-NON_DIFFERENTIABLE, UNTAKEN_BRANCH = Cause.NON_DIFFERENTIABLE, Cause.UNTAKEN_BRANCH
-LEAVES_TAPE, NOT_WATCHED, OUTSIDE_TAPE = Cause.LEAVES_TAPE, Cause.NOT_WATCHED, Cause.OUTSIDE_TAPE
+NO_PATH, STOP_GRADIENT, INTEGER = CauseKind.NO_PATH, CauseKind.STOP_GRADIENT, CauseKind.INTEGER
+NON_DIFFERENTIABLE, UNTAKEN_BRANCH = CauseKind.NON_DIFFERENTIABLE, CauseKind.UNTAKEN_BRANCH
+LEAVES_TAPE, NOT_WATCHED, OUTSIDE_TAPE = (
+    CauseKind.LEAVES_TAPE,
+    CauseKind.NOT_WATCHED,
+    CauseKind.OUTSIDE_TAPE,
+)
 
 # a kink op's inactive region, when its record has no words of its own
 INACTIVE_WORDS = (

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode import api
-from gradcli.tfcode.common import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
+from gradcli.tfcode import api_table as api
+from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.values import (
     NP,
     TF,
     DType,
-    Function,
+    PyFunction,
     Session,
     Tape,
     Tensor,
@@ -55,7 +55,7 @@ def _variable(it: Interpreter, args, kwargs, node):
     for k in kwargs:
         if k not in ("initial_value", "trainable", "name", "dtype"):
             it.refuse(node, f"tf.Variable(..., {k}=...)")
-    if callable(init) or isinstance(init, Function):
+    if callable(init) or isinstance(init, PyFunction):
         it.refuse(node, "a callable initial value")
     arr = it.as_array(init, node, dtype)
     if trainable is None:
@@ -190,7 +190,7 @@ def _cond(it: Interpreter, args, kwargs, node):
     true_fn = _opt(args, kwargs, 1, "true_fn")
     false_fn = _opt(args, kwargs, 2, "false_fn")
     for fn in (true_fn, false_fn):
-        if not isinstance(fn, Function):
+        if not isinstance(fn, PyFunction):
             it.refuse(
                 node, f"tf.cond with a branch that is {_describe(fn)}", "give a lambda or def"
             )

@@ -26,8 +26,8 @@ from gradcli.core.ops.shapes import TapeCause
 from gradcli.core.problem import NONE, ZEROS, Problem, Source
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.tfcode.builtins import _opt
-from gradcli.tfcode.common import Refused, Stop, _flatten, _short
 from gradcli.tfcode.interpret import Interpreter
+from gradcli.tfcode.support import Refused, Stop, _flatten, _short
 from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable
 
 NON_PERSISTENT = (
@@ -36,7 +36,7 @@ NON_PERSISTENT = (
 
 
 @dataclass
-class Call:
+class GradientCall:
     """One gradient call, in execution order."""
 
     line: int
@@ -54,7 +54,7 @@ class Call:
     pos: Pos | None = None
 
 
-def gradient_call(it: Interpreter, tape: Tape, node: ast.Call, args, kwargs):
+def gradient_call(it: Interpreter, tape: Tape, node: ast.GradientCall, args, kwargs):
     """tape.gradient(target, sources, output_gradients=None, unconnected_gradients=NONE)."""
     asts = _arg_asts(node, ("target", "sources", "output_gradients", "unconnected_gradients"))
     target = _opt(args, kwargs, 0, "target")
@@ -63,7 +63,7 @@ def gradient_call(it: Interpreter, tape: Tape, node: ast.Call, args, kwargs):
     mode = _mode(it, _opt(args, kwargs, 3, "unconnected_gradients", NONE), node)
     if tape.used and not tape.persistent:
         names = [n for _, n in _named(sources, asts[1])] if sources is not None else []
-        call = Call(node.lineno, "gradient", _text(asts[0]), names, mode, pos=it.pos(node))
+        call = GradientCall(node.lineno, "gradient", _text(asts[0]), names, mode, pos=it.pos(node))
         call.error = {"type": "RuntimeError", "message": NON_PERSISTENT}
         it.calls.append(call)
         raise Stop()
@@ -71,7 +71,7 @@ def gradient_call(it: Interpreter, tape: Tape, node: ast.Call, args, kwargs):
     return _compute(it, tape, node, "gradient", target, sources, seeds, mode, asts)
 
 
-def gradients_call(it: Interpreter, node: ast.Call, args, kwargs):
+def gradients_call(it: Interpreter, node: ast.GradientCall, args, kwargs):
     """TF1's tf.gradients(ys, xs, grad_ys=None, ..., unconnected_gradients=NONE)."""
     asts = _arg_asts(node, ("ys", "xs", "grad_ys"))
     for k in kwargs:
@@ -79,7 +79,7 @@ def gradients_call(it: Interpreter, node: ast.Call, args, kwargs):
             it.refuse(node, f"tf.gradients(..., {k}=...)")
     mode = _mode(it, kwargs.get("unconnected_gradients", NONE), node)
     if not it.graph_mode:
-        call = Call(node.lineno, "tf.gradients", _text(asts[0]), [], mode, pos=it.pos(node))
+        call = GradientCall(node.lineno, "tf.gradients", _text(asts[0]), [], mode, pos=it.pos(node))
         call.error = {
             "type": "RuntimeError",
             "message": "tf.gradients is not supported when eager execution is enabled. Use "
@@ -119,7 +119,7 @@ def _compute(it: Interpreter, tape, node, kind, target, sources, seeds, mode, as
         if not isinstance(value, (Tensor, Variable)):
             it.refuse(node, f"a gradient source that is {_kind_text(value)} ({name})")
     names = _unique([n for _, n in named])
-    call = Call(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
+    call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
     seed_values = None
     if seeds is not None:
         seed_values = [
@@ -154,7 +154,7 @@ def _compute(it: Interpreter, tape, node, kind, target, sources, seeds, mode, as
 class Lowering:
     """The program graph's part a call needs, as a fresh graph for one tape (see module doc)."""
 
-    def __init__(self, it: Interpreter, tape: Tape | None, call: Call):
+    def __init__(self, it: Interpreter, tape: Tape | None, call: GradientCall):
         self.it = it
         self.tape = tape
         self.call = call
@@ -455,7 +455,7 @@ def _text(expr) -> str:
     return ast.unparse(expr) if expr is not None else "?"
 
 
-def _arg_asts(node: ast.Call, params) -> list:
+def _arg_asts(node: ast.GradientCall, params) -> list:
     out = list(node.args[: len(params)]) + [None] * max(0, len(params) - len(node.args))
     for k in node.keywords:
         if k.arg in params:
@@ -472,6 +472,6 @@ def _mode(it: Interpreter, value, node) -> str:
 
 
 def _kind_text(value) -> str:
-    from gradcli.tfcode.common import _describe
+    from gradcli.tfcode.support import _describe
 
     return _describe(value)

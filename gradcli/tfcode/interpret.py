@@ -28,7 +28,8 @@ from gradcli.tfcode.builtins import (
     TENSOR_METHODS,
     VARIABLE_METHODS,
 )
-from gradcli.tfcode.common import (
+from gradcli.tfcode.refusals import EXPRESSIONS, STATEMENTS, SUFFIX, Refusals, pos_of
+from gradcli.tfcode.support import (
     MAX_CALL_DEPTH,
     MAX_RANGE,
     MAX_STEPS,
@@ -44,14 +45,13 @@ from gradcli.tfcode.common import (
     _module_path,
     _Return,
 )
-from gradcli.tfcode.refusals import EXPRESSIONS, STATEMENTS, SUFFIX, Refusals, pos_of
 from gradcli.tfcode.tensors import TensorMixin
 from gradcli.tfcode.values import (
     UNKNOWN,
     DType,
-    Function,
     Method,
     Module,
+    PyFunction,
     Session,
     Tape,
     Tensor,
@@ -287,7 +287,7 @@ class Interpreter(TensorMixin):
                 self.refuse(dec, "@tf.custom_gradient", "not read yet; next milestone")
             else:
                 self.refuse(dec, f"the decorator @{ast.unparse(dec)}")
-        fn = Function(stmt.name, stmt.args, stmt.body, scope, self.pos(stmt), custom)
+        fn = PyFunction(stmt.name, stmt.args, stmt.body, scope, self.pos(stmt), custom)
         self._check_args(stmt.args, stmt)
         fn.defaults = [self.expr(d, scope) for d in stmt.args.defaults]
         fn.kw_defaults = [None if d is None else self.expr(d, scope) for d in stmt.args.kw_defaults]
@@ -360,7 +360,7 @@ class Interpreter(TensorMixin):
         if kind is ast.Lambda:
             body = [ast.Return(value=node.body, lineno=node.lineno, col_offset=node.col_offset)]
             self._check_args(node.args, node)
-            fn = Function("<lambda>", node.args, body, scope, self.pos(node))
+            fn = PyFunction("<lambda>", node.args, body, scope, self.pos(node))
             fn.defaults = [self.expr(d, scope) for d in node.args.defaults]
             fn.kw_defaults = [
                 None if d is None else self.expr(d, scope) for d in node.args.kw_defaults
@@ -553,7 +553,7 @@ class Interpreter(TensorMixin):
         kwargs = {k.arg: self.expr(k.value, scope) for k in node.keywords}
         if isinstance(func, Unknown):
             raise Refused()
-        if isinstance(func, Function):
+        if isinstance(func, PyFunction):
             return self.call_function(func, args, kwargs, node)
         if isinstance(func, Method):
             return self.call_method(func, args, kwargs, node, scope)
@@ -561,7 +561,7 @@ class Interpreter(TensorMixin):
             return self.call_api(func.path, args, kwargs, node, scope)
         self.refuse(node, f"calling {_describe(func)}")
 
-    def call_function(self, fn: Function, args: list, kwargs: dict, node):
+    def call_function(self, fn: PyFunction, args: list, kwargs: dict, node):
         params = [a.arg for a in fn.args.args]
         kwonly = [a.arg for a in fn.args.kwonlyargs]
         if len(args) > len(params):

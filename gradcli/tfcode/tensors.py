@@ -11,9 +11,9 @@ from gradcli.core.graph import FLOAT_DTYPES, INT_DTYPES
 from gradcli.core.ops import REGISTRY, const, emit
 from gradcli.core.ops.shapes import TapeCause
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode import api
+from gradcli.tfcode import api_table as api
 from gradcli.tfcode.builtins import LEAVE_FIX, SPECIAL
-from gradcli.tfcode.common import (
+from gradcli.tfcode.support import (
     DTYPE_NAMES,
     Refused,
     _describe,

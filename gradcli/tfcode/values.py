@@ -48,7 +48,7 @@ class DType:
 
 
 @dataclass(eq=False)
-class Function:
+class PyFunction:
     """A def or lambda: inlined at each call."""
 
     name: str

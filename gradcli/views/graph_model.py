@@ -74,7 +74,7 @@ class ViewEdge:
 
 
 @dataclass
-class Finding:
+class GraphFinding:
     """What `gradcli explain` says about one gradient (of the outputs' weighted sum)."""
 
     status: str  # connected, partially_zero, zero or unconnected
@@ -94,7 +94,7 @@ class GraphView:
     # per target name: the gradient's node index, KNOWN_ZERO (connected, known zero) or None
     gradients: dict[str, object] = field(default_factory=dict)
     # per target name, from explain's analysis: (status, zero elements, elements, reason)
-    findings: dict[str, Finding] = field(default_factory=dict)
+    findings: dict[str, GraphFinding] = field(default_factory=dict)
     with_gradients: bool = False
     with_values: bool = False
 
@@ -169,7 +169,9 @@ def _explain(graph: Graph, problem: Problem, view: GraphView) -> None:
 
     for x, pair in explain_sum(problem, list(problem.wrt)).items():
         name = graph[x].name
-        view.findings[name] = Finding(pair.status, pair.zero_elements, pair.elements, pair.reason)
+        view.findings[name] = GraphFinding(
+            pair.status, pair.zero_elements, pair.elements, pair.reason
+        )
         for cause in pair.causes:
             vn = view.nodes.get(cause.node_id if cause.node_id is not None else x)
             if vn is not None and (name, cause.kind) not in vn.causes:

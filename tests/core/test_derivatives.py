@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from helpers import SPECS, central_difference, invoke, run_json, spec
 
-from gradcli.cli.common import load_problem
+from gradcli.cli.inputs import load_problem
 
 sympy_ref = pytest.importorskip("sympy_ref")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gradcli.core.ops import REGISTRY, Behavior
 from gradcli.core.ops.shapes import TapeCause
 from gradcli.explain import wording
-from gradcli.tfcode import api
+from gradcli.tfcode import api_table as api
 
 
 def test_every_table_row_names_a_registered_op_and_its_attributes():

@@ -3,7 +3,7 @@
 # isort: off
 # registration order (importing registers): the order ops are listed in help and hints
 from gradcli.core.ops import elementwise  # noqa: F401
-from gradcli.core.ops import compare  # noqa: F401
+from gradcli.core.ops import selection  # noqa: F401
 from gradcli.core.ops import special  # noqa: F401
 from gradcli.core.ops import kernels  # noqa: F401
 from gradcli.core.ops import reduce  # noqa: F401

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.graph import is_float
-from gradcli.core.ops.compare import _maximum_scalar, _minimum_scalar
 from gradcli.core.ops.infer import broadcast, fmt, need_numeric, same_dtype
 from gradcli.core.ops.registry import (
     BRANCH,
@@ -17,6 +16,7 @@ from gradcli.core.ops.registry import (
     is_const_equal,
     register,
 )
+from gradcli.core.ops.selection import _maximum_scalar, _minimum_scalar
 from gradcli.core.ops.sym import each_at
 
 

@@ -11,8 +11,8 @@ from gradcli.tfcode.values import (
     NP,
     PY,
     TF,
-    Function,
     Module,
+    PyFunction,
     Tensor,
     Variable,
 )
@@ -130,7 +130,7 @@ def _describe(v) -> str:
         return "a tf.Variable"
     if isinstance(v, Module):
         return v.path
-    if isinstance(v, Function):
+    if isinstance(v, PyFunction):
         return f"the function {v.name}"
     if v is None:
         return "None"

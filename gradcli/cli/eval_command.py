@@ -36,13 +36,13 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points,
 
     Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
     """
-    from gradcli.cli.tfcode import is_tf_code, run_eval
+    from gradcli.cli.tfcode_commands import is_tf_code, run_eval
 
     if is_tf_code(spec, lang):  # TensorFlow code: one result per gradient call
         return run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points)
     if points is not None:
         return _points(spec, expr, at, wrt, unconnected, fmt, symbolic, points)
-    from gradcli.cli.common import choose_format, load_problem
+    from gradcli.cli.inputs import choose_format, load_problem
     from gradcli.core.evaluation import evaluate
     from gradcli.explain.eval_warnings import warnings
     from gradcli.views import eval_report
@@ -77,8 +77,8 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points,
 
 def _points(spec, expr, at, wrt, unconnected, fmt, symbolic, points) -> int:
     """eval --points: the options that do not apply are errors; then one line per point."""
-    from gradcli.cli.common import load_problem
     from gradcli.cli.eval_points import run_points
+    from gradcli.cli.inputs import load_problem
     from gradcli.runtime.errors import GradcliError
 
     if fmt not in (None, "json"):

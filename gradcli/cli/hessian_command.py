@@ -13,7 +13,7 @@ from gradcli.cli.options import TABLE_JSON_PLAIN, spec_options
 @TABLE_JSON_PLAIN
 def hessian_command(spec, expr, at, wrt, unconnected, fmt):
     """The Hessian of a scalar output: one block per pair of targets."""
-    from gradcli.cli.common import choose_format, load_problem
+    from gradcli.cli.inputs import choose_format, load_problem
     from gradcli.core.jacobian import hessian
     from gradcli.views.derivatives_report import write
 

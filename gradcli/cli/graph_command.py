@@ -18,7 +18,7 @@ from gradcli.runtime.errors import GradcliError
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
 def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output):
     """The forward graph (and with --grad the gradient graph): tree, DOT, Mermaid, JSON."""
-    from gradcli.cli.common import load_problem
+    from gradcli.cli.inputs import load_problem
     from gradcli.views.graph_export import write
     from gradcli.views.graph_model import collect
 

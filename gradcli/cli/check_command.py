@@ -37,7 +37,7 @@ def check_command(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, sym
     Exit status: 0 when everything agrees, 1 when anything disagrees, 2 bad input.
     """
     from gradcli.check.run import run_check
-    from gradcli.cli.common import load_problem
+    from gradcli.cli.inputs import load_problem
     from gradcli.core.evaluation import evaluate
     from gradcli.views.check_report import check_document, print_report
     from gradcli.views.format import console, dumps

@@ -26,11 +26,11 @@ def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang):
     finite and nonzero everywhere, 1 when some gradient is None, (partly) zero or NaN/Inf,
     2 bad input.
     """
-    from gradcli.cli.tfcode import is_tf_code, run_explain
+    from gradcli.cli.tfcode_commands import is_tf_code, run_explain
 
     if is_tf_code(spec, lang):  # TensorFlow code: pairs per gradient call
         return run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet)
-    from gradcli.cli.common import load_problem
+    from gradcli.cli.inputs import load_problem
     from gradcli.explain.analysis import explain
     from gradcli.views.explain_report import document, print_report
     from gradcli.views.format import console, dumps

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from gradcli.cli.common import read_spec_bytes
 from gradcli.cli.exit_codes import ExitCode
+from gradcli.cli.inputs import read_spec_bytes
 from gradcli.runtime.errors import GradcliError
 
 OK, FINDING = ExitCode.OK, ExitCode.FINDING
@@ -44,9 +44,9 @@ def _title(k: int, call) -> str:
 
 
 def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points) -> int:
-    from gradcli.cli.common import choose_format
-    from gradcli.cli.eval import _cross_check as cross_check
-    from gradcli.cli.eval import _explanations as explanations
+    from gradcli.cli.eval_command import _cross_check as cross_check
+    from gradcli.cli.eval_command import _explanations as explanations
+    from gradcli.cli.inputs import choose_format
     from gradcli.explain.eval_warnings import warnings
     from gradcli.views.eval_report import document, plain, print_tables
 

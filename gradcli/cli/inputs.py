@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from gradcli.runtime.errors import GradcliError
-from gradcli.spec.problem import (
+from gradcli.spec.assembly import (
     Problem,
     build_problem,
     clip,

@@ -13,7 +13,7 @@ from gradcli.cli.options import TABLE_JSON_PLAIN, spec_options
 @TABLE_JSON_PLAIN
 def jacobian_command(spec, expr, at, wrt, unconnected, fmt):
     """The Jacobian of every output w.r.t. every target: shape(output) + shape(input)."""
-    from gradcli.cli.common import choose_format, load_problem
+    from gradcli.cli.inputs import choose_format, load_problem
     from gradcli.core.jacobian import jacobian
     from gradcli.views.derivatives_report import write
 
