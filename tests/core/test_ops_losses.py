@@ -39,7 +39,7 @@ def _values(expr: str, at: dict, seed=None):
     return float(values[problem.outputs[0]]), np.asarray(values[g], dtype=float), hv
 
 
-def fd_check(expr: str, at: dict):
+def check_finite_differences(expr: str, at: dict):
     """First and second derivatives of sum(expr * w) w.r.t. x against central differences."""
     x = at["x"]
     w = RNG.uniform(0.5, 1.5, size=np.shape(problem_value(expr, at)))
@@ -80,7 +80,7 @@ FD = {
 
 @pytest.mark.parametrize("expr", sorted(FD))
 def test_first_and_second_order_against_finite_differences(expr):
-    fd_check(expr, {"x": X34, **FD[expr]})
+    check_finite_differences(expr, {"x": X34, **FD[expr]})
 
 
 # --- gelu ----------------------------------------------------------------------------------------

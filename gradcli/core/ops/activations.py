@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from gradcli.core.ops.elementwise import _x, _y, binary, unary
-from gradcli.core.ops.infer import elementwise, need_float, normalize_axes
+from gradcli.core.ops.infer import elementwise, need_float, row_infer
 from gradcli.core.ops.reduce import _extreme, _lowest
 from gradcli.core.ops.registry import (
     KINK,
@@ -304,14 +304,6 @@ binary(
 
 
 # --- log_softmax -------------------------------------------------------------------------------
-def _log_softmax_infer(attrs, x):
-    need_float("log_softmax", x)
-    if len(x.shape) == 0:
-        raise ShapeError("log_softmax needs a tensor of rank 1 or more, got a scalar")
-    normalize_axes("log_softmax", attrs.get("axis", -1), len(x.shape))
-    return x.shape, x.dtype
-
-
 def _log_softmax_bind(attrs):
     axis = attrs.get("axis", -1)
 
@@ -342,7 +334,7 @@ def _log_softmax_sympy(sp, attrs, args, values):
 register(
     Op(
         "log_softmax",
-        _log_softmax_infer,
+        row_infer("log_softmax"),
         bind=_log_softmax_bind,
         grads=(_log_softmax_grad,),
         public=True,

@@ -99,3 +99,16 @@ def reduced_shape(shape, axes, keepdims: bool) -> tuple[int, ...]:
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def row_infer(name: str, default_axis: int = -1):
+    """Inference of a float op that maps each row along `axis` to a row (softmax)."""
+
+    def infer(attrs, x):
+        need_float(name, x)
+        if len(x.shape) == 0:
+            raise ShapeError(f"{name} needs a tensor of rank 1 or more, got a scalar")
+        normalize_axes(name, attrs.get("axis", default_axis), len(x.shape))
+        return x.shape, x.dtype
+
+    return infer

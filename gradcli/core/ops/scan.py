@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.core.ops.infer import need_float, need_numeric, normalize_axes
+from gradcli.core.ops.infer import need_numeric, normalize_axes, row_infer
 from gradcli.core.ops.reduce import _extreme, _lowest
 from gradcli.core.ops.registry import (
     MASK,
@@ -19,14 +19,6 @@ from gradcli.core.ops.sym import finite_max, number, scan_rows
 
 
 # --- softmax ---------------------------------------------------------------------------------
-def _softmax_infer(attrs, x):
-    need_float("softmax", x)
-    if len(x.shape) == 0:
-        raise ShapeError("softmax needs a tensor of rank 1 or more, got a scalar")
-    normalize_axes("softmax", attrs.get("axis", -1), len(x.shape))
-    return x.shape, x.dtype
-
-
 def _softmax_bind(attrs):
     axis = attrs.get("axis", -1)
 
@@ -59,7 +51,7 @@ def _softmax_grad(b, n, g):
 register(
     Op(
         "softmax",
-        _softmax_infer,
+        row_infer("softmax"),
         bind=_softmax_bind,
         grads=(_softmax_grad,),
         public=True,
