@@ -39,6 +39,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_json import dump
+
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "tests" / "data" / "tf_code"
 OUT = ROOT / "tests" / "data" / "tf_code_reference.json"
@@ -524,22 +527,6 @@ def build(paths: list[Path], jobs: int) -> dict:
         "onednn": False,
         "cases": cases,
     }
-
-
-def dump(doc: dict) -> str:
-    """One case per line, so that a regenerated file diffs well."""
-
-    def one(value) -> str:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
-
-    parts = []
-    for key, value in doc.items():
-        if isinstance(value, list):
-            items = ",\n".join(f"  {one(v)}" for v in value)
-            parts.append(f"{one(key)}: [\n{items}\n]")
-        else:
-            parts.append(f"{one(key)}: {one(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def main() -> int:

@@ -33,6 +33,7 @@ import numpy as np
 import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_json import dump
 from tf_cases import Case, Hessian, In, load
 
 CASES, HESSIANS = load()
@@ -290,22 +291,6 @@ def build() -> dict:
         "cases": [case_record(c) for c in CASES],
         "hessians": [hessian_record(h) for h in HESSIANS],
     }
-
-
-def dump(doc: dict) -> str:
-    """The document as JSON with one case per line, so that a regenerated file diffs well."""
-
-    def one(value) -> str:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
-
-    parts = []
-    for key, value in doc.items():
-        if isinstance(value, list):
-            items = ",\n".join(f"  {one(v)}" for v in value)
-            parts.append(f"{one(key)}: [\n{items}\n]")
-        else:
-            parts.append(f"{one(key)}: {one(value)}")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
 def main() -> int:
