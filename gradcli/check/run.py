@@ -71,7 +71,7 @@ def run_check(
     custom gradient against the derivative of its function's body; finite differences
     perturb at most fd_elements elements (default limits.fd_max_elements)."""
     started = time.monotonic()
-    problem = ev.problem
+    problem = ev.problem.scratch()  # custom gradients' references are built on a copy
     graph = problem.graph
     outputs = [o for o in problem.outputs if is_float(graph[o].dtype)]
     # the forward values at the point: the evaluation's own when it kept them

@@ -94,6 +94,17 @@ class Graph:
     def __len__(self) -> int:
         return len(self.nodes)
 
+    def copy(self) -> Graph:
+        """The same nodes in a new graph: what an analysis appends there stays there."""
+        other = Graph(self.file)
+        other.nodes = list(self.nodes)
+        other.names = dict(self.names)
+        other.inputs = list(self.inputs)
+        other.entries = list(self.entries)
+        other.trainable = set(self.trainable)
+        other.const_cache = dict(self.const_cache)
+        return other
+
     def __getitem__(self, i: int) -> Node:
         return self.nodes[i]
 

@@ -164,6 +164,7 @@ def jacobian(problem: Problem) -> dict[str, dict[str, Block]]:
     grad_ys plays no part: the Jacobian is the whole derivative, of which eval's gradient
     is the grad_ys-weighted sum over the output's elements.
     """
+    problem = problem.scratch()  # the vector-Jacobian product's nodes go on a copy
     graph = problem.graph
     known: dict = {}
     resolve_conds(graph, problem.outputs, known)
@@ -200,6 +201,7 @@ def hessian(problem: Problem) -> dict[str, dict[str, Block]]:
     zeros_like, so that its second derivative is connected exactly where TensorFlow's is.
     """
     require_scalar_outputs(problem)
+    problem = problem.scratch()  # both gradient passes build on a copy
     graph = problem.graph
     known: dict = {}
     resolve_conds(graph, problem.outputs, known)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -44,3 +44,8 @@ class Problem:
 
     def name(self, i: int) -> str:
         return self.graph[i].name
+
+    def scratch(self) -> Problem:
+        """This problem on a copy of its graph: analyses build their nodes there, never in the
+        user's graph (node ids up to the copy's length are the same in both)."""
+        return replace(self, graph=self.graph.copy())

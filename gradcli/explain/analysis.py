@@ -157,6 +157,7 @@ class Analysis:
     """Everything about one set of outputs (summed, weighted by their seeds)."""
 
     def __init__(self, problem: Problem, outputs: list[int], seeds):
+        problem = problem.scratch()  # gradient nodes of its own, outside the user's graph
         self.problem = problem
         self.graph = problem.graph
         self.outputs = outputs

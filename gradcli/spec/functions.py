@@ -52,12 +52,13 @@ class FunctionCalls:
 
     def gradient_rule(self, fn: Function):
         """The custom node's rule: build fn's `grad:` expression for input i (dy, out visible)."""
-        graph, functions = self.graph, self.functions
+        functions = self.functions
 
         def rule(b, node, g, i):
             tree = fn.grads[i]
             if tree is None:
                 return None
+            graph = b.graph  # the graph the gradient is built in (an analysis' copy, maybe)
             sub = type(self)(graph, functions, kind=GRADIENT, origin=b.origin)  # a Builder
             sub.scope = {p: node.inputs[k] for k, p in enumerate(fn.params)}
             sub.scope.update(dy=g, out=node.id)
