@@ -1,5 +1,7 @@
 """Analyses build their nodes on a copy of the graph: the user's graph does not grow."""
 
+from pathlib import Path
+
 from helpers import spec
 
 from gradcli.api import problem_from_text
@@ -9,7 +11,7 @@ from gradcli.core.jacobian import hessian, jacobian
 from gradcli.explain.analysis import explain
 
 # a custom gradient (its rule builds nodes), a kink and a zero gradient: every analysis works
-TEXT = open(spec("custom_relu.yaml")).read()
+TEXT = Path(spec("custom_relu.yaml")).read_text()
 
 
 def test_explain_check_jacobian_and_hessian_leave_the_users_graph_alone():
