@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from gradcli.core.ops.shapes import TapeCause
+from gradcli.core.ops.tape import TapeCause
 
 
 class Word(str, Enum):

@@ -22,7 +22,7 @@ import numpy as np
 from gradcli.core.evaluation import Evaluation, evaluate
 from gradcli.core.graph import CONST_OP, INPUT_OP, Graph
 from gradcli.core.ops import ZERO_GRAD, emit
-from gradcli.core.ops.shapes import TapeCause
+from gradcli.core.ops.tape import TapeCause
 from gradcli.core.problem import NONE, ZEROS, Problem, Source
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.tfcode.builtins import _opt

@@ -9,7 +9,7 @@ import numpy as np
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.graph import FLOAT_DTYPES, INT_DTYPES
 from gradcli.core.ops import REGISTRY, const, emit
-from gradcli.core.ops.shapes import TapeCause
+from gradcli.core.ops.tape import TapeCause
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
 from gradcli.tfcode.builtins import LEAVE_FIX, SPECIAL

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gradcli.core.ops import REGISTRY, Behavior
-from gradcli.core.ops.shapes import TapeCause
+from gradcli.core.ops.tape import TapeCause
 from gradcli.explain import wording
 from gradcli.tfcode import api_table as api
 
