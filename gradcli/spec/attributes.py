@@ -16,6 +16,10 @@ REQUIRED_EXAMPLE = {
     AttrKind.INTS: "{op}(x, [2, 3])",
     AttrKind.DTYPE: "{op}(x, 'float32')",
     AttrKind.STR: "{op}('...', x)",
+    AttrKind.AXIS: "{op}(x, {name}=3)",
+    AttrKind.AXES: "{op}(x, {name}=0)",
+    AttrKind.FLOAT: "{op}(x, {name}=0.5)",
+    AttrKind.BOOL: "{op}(x, {name}=true)",
 }
 
 

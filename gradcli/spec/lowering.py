@@ -297,7 +297,7 @@ class Builder(FunctionCalls):
         leading = [a for a in op.attrs if a.leading]
         if leading:  # einsum('ij,jk->ik', a, b): attributes before the tensors
             if len(args) < len(leading) or not isinstance(args[0], ast.Str):
-                example = REQUIRED_EXAMPLE[leading[0].kind].format(op=opname)
+                example = REQUIRED_EXAMPLE[leading[0].kind].format(op=opname, name=leading[0].name)
                 raise GradcliError(
                     f"{opname} takes its {leading[0].name} first, e.g. {example}", pos
                 )
@@ -342,7 +342,7 @@ class Builder(FunctionCalls):
         attrs = {name: _attribute(opname, schema[name], v, p) for name, (v, p) in attrs.items()}
         for attr in op.attrs:
             if attr.required and attr.name not in attrs:
-                example = REQUIRED_EXAMPLE[attr.kind].format(op=opname)
+                example = REQUIRED_EXAMPLE[attr.kind].format(op=opname, name=attr.name)
                 raise GradcliError(f"{opname} needs a {attr.name}, e.g. {example}", pos)
         return self.emit(opname, self.prepare(op, tensors, pos), attrs, pos)
 

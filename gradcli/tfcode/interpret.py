@@ -13,22 +13,16 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import math
 
 import numpy as np
 
-from gradcli.core.graph import FLOAT_DTYPES, INT_DTYPES, Graph
+from gradcli.core.graph import Graph
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.tfcode.builtins import (
-    BINOPS,
-    BUILTINS,
-    COMPARE,
-    PYCOMPARE,
-    PYOPS,
-    TENSOR_METHODS,
     VARIABLE_METHODS,
 )
-from gradcli.tfcode.refusals import EXPRESSIONS, STATEMENTS, SUFFIX, Refusals, pos_of
+from gradcli.tfcode.expressions import ExpressionMixin
+from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, Refusals, pos_of
 from gradcli.tfcode.support import (
     MAX_CALL_DEPTH,
     MAX_RANGE,
@@ -37,18 +31,14 @@ from gradcli.tfcode.support import (
     Stop,
     _as_load,
     _describe,
-    _dtype_of_path,
-    _is_python,
     _is_tf,
     _key,
-    _kind,
     _module_path,
     _Return,
 )
 from gradcli.tfcode.tensors import TensorMixin
 from gradcli.tfcode.values import (
     UNKNOWN,
-    DType,
     Method,
     Module,
     PyFunction,
@@ -76,7 +66,7 @@ class Scope:
         raise KeyError(name)
 
 
-class Interpreter(TensorMixin):
+class Interpreter(ExpressionMixin, TensorMixin):
     def __init__(self, file: str, lines: list[str], feeds: dict | None = None):
         self.file = file
         self.lines = lines
@@ -306,235 +296,6 @@ class Interpreter(TensorMixin):
         except Refused:
             return None
         return value.path if isinstance(value, Module) else None
-
-    # --- expressions --------------------------------------------------------------------
-    def expr(self, node, scope: Scope):
-        kind = type(node)
-        if kind is ast.Constant:
-            if isinstance(node.value, (bytes, complex)) or node.value is Ellipsis:
-                self.refuse(node, f"the constant {ast.unparse(node)}")
-            return node.value
-        if kind is ast.Name:
-            try:
-                return scope.lookup(node.id)
-            except KeyError:
-                if node.id in BUILTINS:
-                    return Module(f"builtins.{node.id}")
-                self.refuse(node, f"the name '{node.id}' (not defined before this line)")
-        if kind is ast.Attribute:
-            return self.attribute(node, self.expr(node.value, scope))
-        if kind is ast.Call:
-            return self.call(node, scope)
-        if kind is ast.BinOp:
-            return self.binop(
-                node.op, self.expr(node.left, scope), self.expr(node.right, scope), node
-            )
-        if kind is ast.UnaryOp:
-            return self.unary(node, self.expr(node.operand, scope))
-        if kind is ast.Compare:
-            return self.compare(node, scope)
-        if kind is ast.BoolOp:
-            values = [self.expr(v, scope) for v in node.values]
-            truths = [self.truth(v, n) for v, n in zip(values, node.values)]
-            return all(truths) if isinstance(node.op, ast.And) else any(truths)
-        if kind in (ast.List, ast.Tuple):
-            items = [self.expr(e, scope) for e in node.elts]
-            return items if kind is ast.List else tuple(items)
-        if kind is ast.Dict:
-            if any(k is None for k in node.keys):
-                self.refuse(node, "**-unpacking in a dict")
-            return {
-                _key(self.expr(k, scope)): self.expr(v, scope)
-                for k, v in zip(node.keys, node.values)
-            }
-        if kind is ast.Subscript:
-            return self.subscript(node, self.expr(node.value, scope), self.expr(node.slice, scope))
-        if kind is ast.Slice:
-            parts = [
-                None if p is None else self.expr(p, scope)
-                for p in (node.lower, node.upper, node.step)
-            ]
-            if not all(p is None or isinstance(p, int) for p in parts):
-                self.refuse(node, "a slice bound that is not a Python integer")
-            return slice(*parts)
-        if kind is ast.Lambda:
-            body = [ast.Return(value=node.body, lineno=node.lineno, col_offset=node.col_offset)]
-            self._check_args(node.args, node)
-            fn = PyFunction("<lambda>", node.args, body, scope, self.pos(node))
-            fn.defaults = [self.expr(d, scope) for d in node.args.defaults]
-            fn.kw_defaults = [
-                None if d is None else self.expr(d, scope) for d in node.args.kw_defaults
-            ]
-            return fn
-        if kind is ast.IfExp:
-            test = self.truth(self.expr(node.test, scope), node.test)
-            return self.expr(node.body if test else node.orelse, scope)
-        if kind is ast.JoinedStr:
-            return ""  # f-strings only feed print, which is ignored
-        if kind in EXPRESSIONS:
-            self.refuse(node, EXPRESSIONS[kind])
-        self.refuse(node, type(node).__name__)
-
-    def truth(self, value, node) -> bool:
-        if isinstance(value, (bool, int, float, str, type(None), list, tuple, dict)):
-            return bool(value)
-        if isinstance(value, (Tensor, Variable)):
-            i = self.tensor_id(value)
-            v = self.value(i)
-            if v.size != 1:
-                self.refuse(node, "the truth value of a tensor with more than one element")
-            return bool(v.reshape(()))
-        if isinstance(value, Unknown):
-            raise Refused()
-        return True
-
-    def attribute(self, node: ast.Attribute, obj):
-        name = node.attr
-        if isinstance(obj, Unknown):
-            raise Refused()
-        if isinstance(obj, Module):
-            path = f"{obj.path}.{name}"
-            if path.startswith("!"):
-                self.refuse(node, f"{path[1:]} (a module gradcli never imports: nothing is run)")
-            if path.startswith("builtins."):
-                self.refuse(node, path)
-            dtype = _dtype_of_path(path)
-            if dtype is not None:
-                return DType(dtype)
-            if path in ("tf.UnconnectedGradients.ZERO", "tf.UnconnectedGradients.NONE"):
-                return name.lower()
-            if path == "tf.newaxis" or path == "np.newaxis":
-                return None
-            if path in ("np.pi", "np.e", "np.inf", "np.nan"):
-                return getattr(math, name)
-            return Module(path)
-        if isinstance(obj, (Tensor, Variable)):
-            if name == "shape":
-                return tuple(self.g[self.tensor_id(obj, read=False)].shape)
-            if name == "dtype":
-                return DType(self.g[self.tensor_id(obj, read=False)].dtype)
-            if name == "ndim":
-                return len(self.g[self.tensor_id(obj, read=False)].shape)
-            if name == "T":
-                return self.op_call("transpose", [obj], {}, node)
-            if isinstance(obj, Variable) and name == "trainable":
-                return obj.trainable
-            if isinstance(obj, Variable) and name == "name":
-                return f"{obj.tf_name or 'Variable'}:0"
-            if name in TENSOR_METHODS or (isinstance(obj, Variable) and name in VARIABLE_METHODS):
-                return Method(obj, name)
-            self.refuse(node, f"the tensor attribute .{name}")
-        if isinstance(obj, Tape):
-            if name in ("gradient", "watch", "jacobian", "reset", "watched_variables"):
-                return Method(obj, name)
-            self.refuse(node, f"tape.{name}")
-        if isinstance(obj, Session):
-            if name in ("run", "close"):
-                return Method(obj, name)
-            self.refuse(node, f"Session.{name}")
-        if isinstance(obj, dict) and name in ("items", "keys", "values", "get"):
-            return Method(obj, name)
-        if isinstance(obj, list) and name == "append":
-            return Method(obj, name)
-        if isinstance(obj, DType) and name in ("name", "is_floating"):
-            return obj.name if name == "name" else obj.name in FLOAT_DTYPES
-        self.refuse(node, f"the attribute .{name} of {_describe(obj)}")
-
-    def subscript(self, node, value, key):
-        if isinstance(value, Unknown) or isinstance(key, Unknown):
-            raise Refused()
-        if isinstance(value, (list, tuple, dict, str)):
-            try:
-                return value[_key(key)] if isinstance(value, dict) else value[key]
-            except (KeyError, IndexError, TypeError) as exc:
-                raise GradcliError(f"{type(exc).__name__}: {exc}", self.pos(node)) from None
-        if isinstance(value, (Tensor, Variable)):
-            items = key if isinstance(key, tuple) else (key,)
-            index = []
-            for item in items:
-                if isinstance(item, bool) or not isinstance(item, (int, slice)):
-                    self.refuse(node, f"indexing a tensor with {_describe(item)}")
-                index.append(item)
-            i = self.tensor_id(value)
-            out = self.emit("getitem", [i], {"index": tuple(index)}, node)
-            return Tensor(out, _kind(value))
-        self.refuse(node, f"indexing {_describe(value)}")
-
-    # --- operators ----------------------------------------------------------------------
-    def binop(self, op, left, right, node):
-        if isinstance(left, Unknown) or isinstance(right, Unknown):
-            raise Refused()
-        name = BINOPS.get(type(op))
-        if _is_python(left) and _is_python(right):
-            return self.python_binop(op, left, right, node)
-        if name is None:
-            self.refuse(node, f"the operator {type(op).__name__} on tensors")
-        if name == "div":
-            dtypes = [self._dtype(v) for v in (left, right) if isinstance(v, (Tensor, Variable))]
-            if dtypes and all(d in INT_DTYPES for d in dtypes):  # TF: int / int is float64
-                left, right = (
-                    self.op_call("cast", [v], {"dtype": "float64"}, node)
-                    if isinstance(v, (Tensor, Variable))
-                    else float(v)
-                    for v in (left, right)
-                )
-        return self.op_call(name, [left, right], {}, node)
-
-    def python_binop(self, op, a, b, node):
-        if not all(isinstance(v, (int, float, bool, str, list, tuple)) for v in (a, b)):
-            self.refuse(
-                node, f"the operator {type(op).__name__} on {_describe(a)} and {_describe(b)}"
-            )
-        fn = PYOPS.get(type(op))
-        if fn is None:
-            self.refuse(node, f"the operator {type(op).__name__}")
-        if isinstance(op, ast.Pow) and isinstance(b, (int, float)) and abs(b) > 4096:
-            self.refuse(node, "a Python power with an exponent above 4096")
-        if (isinstance(op, ast.Mult) and isinstance(a, (str, list, tuple))) or (
-            isinstance(b, (str, list, tuple)) and isinstance(op, ast.Mult)
-        ):
-            self.refuse(node, "repeating a sequence with *")
-        try:
-            return fn(a, b)
-        except (ZeroDivisionError, TypeError, OverflowError, ValueError) as exc:
-            raise GradcliError(f"{type(exc).__name__}: {exc}", self.pos(node)) from None
-
-    def unary(self, node: ast.UnaryOp, value):
-        if isinstance(value, Unknown):
-            raise Refused()
-        if isinstance(node.op, ast.Not):
-            return not self.truth(value, node)
-        if _is_python(value):
-            if not isinstance(value, (int, float)):
-                self.refuse(node, f"a unary operator on {_describe(value)}")
-            return -value if isinstance(node.op, ast.USub) else +value
-        if isinstance(node.op, ast.USub):
-            return self.op_call("neg", [value], {}, node)
-        if isinstance(node.op, ast.UAdd):
-            return value
-        self.refuse(node, f"the operator {type(node.op).__name__} on tensors")
-
-    def compare(self, node: ast.Compare, scope: Scope):
-        if len(node.ops) != 1:
-            self.refuse(node, "a chained comparison")
-        op = node.ops[0]
-        left, right = self.expr(node.left, scope), self.expr(node.comparators[0], scope)
-        if isinstance(op, (ast.Is, ast.IsNot)):
-            same = left is right or (left is None and right is None)
-            return same if isinstance(op, ast.Is) else not same
-        if isinstance(left, Unknown) or isinstance(right, Unknown):
-            raise Refused()
-        if isinstance(op, (ast.In, ast.NotIn)):
-            if not _is_python(right):
-                self.refuse(node, "'in' on a tensor")
-            inside = _key(left) in right if isinstance(right, dict) else left in right
-            return inside if isinstance(op, ast.In) else not inside
-        if _is_python(left) and _is_python(right):
-            try:
-                return PYCOMPARE[type(op)](left, right)
-            except TypeError as exc:
-                raise GradcliError(f"TypeError: {exc}", self.pos(node)) from None
-        return self.op_call(COMPARE[type(op)], [left, right], {}, node)
 
     # --- calls --------------------------------------------------------------------------
     def call(self, node: ast.Call, scope: Scope):
