@@ -39,15 +39,13 @@ def load_program(spec, expr, at, wrt, unconnected, **unsupported):
     return read_program(data, label)
 
 
-def _title(k: int, call) -> str:
-    return f"call {k}, line {call.line}: {call.kind}({call.target}, {', '.join(call.sources)})"
-
-
 def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points) -> int:
     from gradcli.cli.eval_command import _cross_check as cross_check
     from gradcli.cli.eval_command import _explanations as explanations
     from gradcli.cli.inputs import choose_format
     from gradcli.explain.eval_warnings import warnings
+    from gradcli.views.calls_report import call_document, title
+    from gradcli.views.check_report import document as check_document
     from gradcli.views.eval_report import document, plain, print_tables
 
     program = load_program(
@@ -59,31 +57,15 @@ def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points) -> 
         ev = call.evaluation
         if call.error is not None:
             status = FINDING  # TensorFlow raises here
-        doc = {
-            "line": call.line,
-            "kind": call.kind,
-            "target": call.target,
-            "sources": call.sources,
-            "unconnected": call.unconnected,
-            "gradients": [],
-            "error": call.error,
-            "notes": call.notes,
-            "check": None,
-        }
-        report = None
+        report = whole = checked = None
         if ev is not None:
             report = cross_check(ev, check, False) if check != "off" else None
-            why = explanations(ev)
-            whole = document(ev, why, warnings(ev))
-            doc["gradients"] = [{"name": n, **g} for n, g in whole["gradients"].items()]
-            doc["warnings"] = whole["warnings"]
+            whole = document(ev, explanations(ev), warnings(ev))
             if report is not None:
-                from gradcli.views.check_report import document as check_document
-
-                doc["check"] = check_document(report)
+                checked = check_document(report)
                 if not report.ok:
                     failed.append((k, report))
-        docs.append(doc)
+        docs.append(call_document(call, whole, checked))
         if fmt == "plain":
             print(f"call\t{k}\t{call.line}\t{call.target}")
             if ev is not None:
@@ -92,7 +74,7 @@ def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points) -> 
             from gradcli.views.format import console
 
             out = console()
-            out.rule(_title(k, call), align="left")
+            out.rule(title(k, call), align="left")
             if ev is not None:
                 print_tables(ev, explanations(ev), out, report)
         if fmt != "json":
@@ -144,12 +126,13 @@ def run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet) -> int:
         ]  # fmt: skip
         print(dumps({"schema": SCHEMA, "file": program.file, "calls": calls, "pairs": docs}))
         return status
+    from gradcli.views.calls_report import title
     from gradcli.views.explain_report import print_report
     from gradcli.views.format import console
 
     out = console()
     for k, call in enumerate(program.calls):
-        out.rule(_title(k, call), align="left")
+        out.rule(title(k, call), align="left")
         if call.problem is not None:
             print_report([p for j, _, p in pairs if j == k], call.problem, out)
         for note in call.notes:

@@ -183,15 +183,20 @@ def build_problem(
         name = sorted(extra)[0]
         raise GradcliError(f"grad_ys names '{name}', which is not an output", spec.grad_ys[name][1])
     mode = unconnected or spec.unconnected
-    names = [graph[x].name for x in targets]
+    rebuild = _rebuilder(spec, [graph[x].name for x in targets], mode)
+    return Problem(spec, graph, outputs, targets, seeds, mode, source_of(spec), rebuild)
+
+
+def _rebuilder(spec: Spec, wrt: list[str], mode: str):
+    """Problem.rebuild for a spec: the same spec with some inputs set to other values."""
 
     def rebuild(values: dict[str, np.ndarray]) -> Problem:
         inputs = dict(spec.inputs)
         for name, value in values.items():
             inputs[name] = replace(inputs[name], value=np.asarray(value, inputs[name].dtype))
-        return build_problem(replace(spec, inputs=inputs), wrt=names, unconnected=mode)
+        return build_problem(replace(spec, inputs=inputs), wrt=wrt, unconnected=mode)
 
-    return Problem(spec, graph, outputs, targets, seeds, mode, source_of(spec), rebuild)
+    return rebuild
 
 
 def source_of(spec: Spec) -> Source:

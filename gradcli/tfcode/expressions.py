@@ -47,6 +47,8 @@ class ExpressionMixin:
 
     # --- expressions --------------------------------------------------------------------
     def expr(self, node, scope: Scope):
+        """The value of an expression node (one dispatch over the AST node kinds the subset
+        reads; each branch is short or a call, so the table reads best as one function)."""
         kind = type(node)
         if kind is ast.Constant:
             if isinstance(node.value, (bytes, complex)) or node.value is Ellipsis:
