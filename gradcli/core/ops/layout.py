@@ -1,0 +1,58 @@
+"""Layout ops that only move elements: squeeze, expand_dims, reverse (flip)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.core.ops.infer import fmt, normalize_axes
+from gradcli.core.ops.registry import Attr, AttrKind, Op, ShapeError, Transport, register
+
+
+def _reshape_back(b, n, g):
+    return b.reshape(g, shape=b.shape(n.inputs[0]))
+
+
+# --- squeeze --------------------------------------------------------------------------------
+def _squeeze_axes(attrs, shape):
+    """The axes squeeze removes: the given ones (each of size 1) or every size-1 axis."""
+    axes = normalize_axes("squeeze", attrs.get("axis"), len(shape))
+    if axes is None:
+        return tuple(i for i, d in enumerate(shape) if d == 1)
+    for a in axes:
+        if shape[a] != 1:
+            raise ShapeError(
+                f"squeeze: cannot squeeze axis {a} of size {shape[a]} (shape {fmt(shape)}); "
+                "only axes of size 1 can be removed"
+            )
+    return axes
+
+
+def _squeeze_infer(attrs, x):
+    axes = _squeeze_axes(attrs, x.shape)
+    return tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype
+
+
+def _squeeze_bind(attrs):
+    def squeeze(x):
+        x = np.asarray(x)
+        return np.squeeze(x, axis=_squeeze_axes(attrs, x.shape))
+
+    return squeeze
+
+
+register(
+    Op(
+        "squeeze",
+        _squeeze_infer,
+        accepts="any",
+        bind=_squeeze_bind,
+        grads=(_reshape_back,),
+        public=True,
+        arity=1,
+        attrs=(Attr("axis", AttrKind.AXES),),
+        sympy=lambda sp, attrs, args, values: _squeeze_bind(attrs)(args[0]),
+        moves=True,
+        transport=Transport.RESHAPE,
+        doc="removes size-1 axes (all, or the given ones), tf.squeeze",
+    )
+)

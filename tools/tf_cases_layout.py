@@ -1,0 +1,50 @@
+"""TensorFlow reference cases: layout ops that only move elements (squeeze, expand_dims,
+reverse and its alias flip).
+
+Operands are small multiples of 1/4 (dyadic), so every product is exact and TensorFlow
+and gradcli agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+from tf_cases import expr, hessian
+
+_RNG = np.random.default_rng(2411)
+
+
+def q(*shape):
+    """Dyadic values (multiples of 1/4 in [-2, 2]), their own stream: other modules' stay put."""
+    return (_RNG.integers(-8, 9, size=shape) / 4.0).tolist()
+
+
+# --- squeeze --------------------------------------------------------------------------------
+expr(
+    "squeeze_all",
+    "sum(squeeze(x) * w)",
+    {"x": q(3, 1, 2, 1), "w": q(3, 2)},
+    lambda v: tf.reduce_sum(tf.squeeze(v.x) * v.w),
+    exact=True,
+)
+expr(
+    "squeeze_axis",
+    "sum(squeeze(x, axis=-1) * w)",
+    {"x": q(3, 1, 2, 1), "w": q(3, 1, 2)},
+    lambda v: tf.reduce_sum(tf.squeeze(v.x, axis=-1) * v.w),
+    exact=True,
+)
+expr(
+    "squeeze_axes",
+    "sum(squeeze(x, [0, 2]) * w)",
+    {"x": q(1, 3, 1), "w": q(3)},
+    lambda v: tf.reduce_sum(tf.squeeze(v.x, axis=[0, 2]) * v.w),
+    exact=True,
+)
+hessian(
+    "h_squeeze",
+    "sum(squeeze(x) ** 3 * [1, 2, 3])",
+    {"x": q(1, 3, 1)},
+    lambda v: tf.reduce_sum(tf.squeeze(v.x) ** 3 * tf.constant([1.0, 2.0, 3.0], tf.float64)),
+    exact=True,
+)
