@@ -48,3 +48,33 @@ hessian(
     lambda v: tf.reduce_sum(tf.squeeze(v.x) ** 3 * tf.constant([1.0, 2.0, 3.0], tf.float64)),
     exact=True,
 )
+
+# --- expand_dims ------------------------------------------------------------------------------
+expr(
+    "expand_dims_front",
+    "sum(expand_dims(x, 0) * w)",
+    {"x": q(2, 3), "w": q(4, 2, 3)},
+    lambda v: tf.reduce_sum(tf.expand_dims(v.x, 0) * v.w),
+    exact=True,
+)
+expr(
+    "expand_dims_negative",
+    "sum(expand_dims(x, axis=-1) * w)",
+    {"x": q(2, 3), "w": q(2, 3, 2)},
+    lambda v: tf.reduce_sum(tf.expand_dims(v.x, axis=-1) * v.w),
+    exact=True,
+)
+expr(
+    "expand_dims_middle",
+    "sum(expand_dims(x, -2) * w)",
+    {"x": q(2, 3), "w": q(2, 1, 3)},
+    lambda v: tf.reduce_sum(tf.expand_dims(v.x, -2) * v.w),
+    exact=True,
+)
+hessian(
+    "h_expand_dims",
+    "sum(expand_dims(x, 1) * expand_dims(x, 0))",
+    {"x": q(3)},
+    lambda v: tf.reduce_sum(tf.expand_dims(v.x, 1) * tf.expand_dims(v.x, 0)),
+    exact=True,
+)

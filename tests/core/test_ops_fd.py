@@ -148,6 +148,8 @@ SHAPE_OPS = {
     "transpose(x, [2, 0, 1])": (2, 3, 4),
     "squeeze(x)": (3, 1, 4, 1),
     "squeeze(x, axis=[1, -1])": (3, 1, 4, 1),
+    "expand_dims(x, 1)": (3, 4),
+    "expand_dims(x, -1)": (3, 4),
     "broadcast_to(x, [3, 4])": (4,),
     "broadcast_to(x, [2, 3, 4])": (3, 1),
     "x[0]": (3, 4),

@@ -50,6 +50,12 @@ CASES = [
     ("squeeze(x, axis=[1, 3])", (3, 1, 2, 1), lambda x: np.squeeze(x, (1, 3))),
     ("squeeze(x)", (1, 1), np.squeeze),
     ("squeeze(x)", (2, 3), np.squeeze),
+    ("expand_dims(x, 0)", (2, 3), lambda x: np.expand_dims(x, 0)),
+    ("expand_dims(x, 1)", (2, 3), lambda x: np.expand_dims(x, 1)),
+    ("expand_dims(x, axis=2)", (2, 3), lambda x: np.expand_dims(x, 2)),
+    ("expand_dims(x, -1)", (2, 3), lambda x: np.expand_dims(x, -1)),
+    ("expand_dims(x, -3)", (2, 3), lambda x: np.expand_dims(x, 0)),
+    ("expand_dims(x, 0)", (), lambda x: np.expand_dims(x, 0)),
 ]
 
 
@@ -80,6 +86,8 @@ def test_first_and_second_order_against_finite_differences(call, shape, numpy):
 CHECKS = [
     ("squeeze(x) ** 2 * [1, 2, 3]", ["x=[[1], [2], [3]]"]),
     ("squeeze(x, axis=[0, 2]) * sin(squeeze(x))", ["x=[[[1], [-2], [3]]]"]),
+    ("expand_dims(x, 0) ** 2 * [[1], [2]]", ["x=[1, -2]"]),
+    ("expand_dims(x, -1) * cos(expand_dims(x, 0))", ["x=[[1, 2], [3, -1]]"]),
 ]
 
 
@@ -94,6 +102,8 @@ def test_check_against_sympy(expr, at):
 ERRORS = [
     ("squeeze(x, 0)", (3, 1), "cannot squeeze axis 0 of size 3"),
     ("squeeze(x, 2)", (3, 1), "out of range"),
+    ("expand_dims(x, 3)", (3, 1), r"axis 3 is out of range .* \[-3, 2\]"),
+    ("expand_dims(x, -4)", (3, 1), "axis -4 is out of range"),
 ]
 
 

@@ -56,3 +56,47 @@ register(
         doc="removes size-1 axes (all, or the given ones), tf.squeeze",
     )
 )
+
+
+# --- expand_dims ------------------------------------------------------------------------------
+def _expand_axis(attrs, rank):
+    """expand_dims's axis as a position in the result (axis in [-rank - 1, rank])."""
+    axis = attrs["axis"]
+    if not -rank - 1 <= axis <= rank:
+        raise ShapeError(
+            f"expand_dims: axis {axis} is out of range for a tensor of rank {rank} "
+            f"(it must be in [{-rank - 1}, {rank}])"
+        )
+    return axis % (rank + 1)
+
+
+def _expand_dims_infer(attrs, x):
+    shape = list(x.shape)
+    shape.insert(_expand_axis(attrs, len(shape)), 1)
+    return tuple(shape), x.dtype
+
+
+def _expand_dims_bind(attrs):
+    def expand_dims(x):
+        x = np.asarray(x)
+        return np.expand_dims(x, _expand_axis(attrs, x.ndim))
+
+    return expand_dims
+
+
+register(
+    Op(
+        "expand_dims",
+        _expand_dims_infer,
+        accepts="any",
+        bind=_expand_dims_bind,
+        grads=(_reshape_back,),
+        public=True,
+        arity=1,
+        attrs=(Attr("axis", AttrKind.AXIS, required=True),),
+        sympy=lambda sp, attrs, args, values: _expand_dims_bind(attrs)(args[0]),
+        moves=True,
+        transport=Transport.RESHAPE,
+        doc="inserts a size-1 axis at `axis`, tf.expand_dims",
+    )
+)
