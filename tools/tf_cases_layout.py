@@ -78,3 +78,40 @@ hessian(
     lambda v: tf.reduce_sum(tf.expand_dims(v.x, 1) * tf.expand_dims(v.x, 0)),
     exact=True,
 )
+
+# --- reverse and its alias flip (tf.reverse takes a list of axes) ---------------------------
+expr(
+    "reverse_vector",
+    "sum(reverse(x, 0) * w)",
+    {"x": q(5), "w": q(5)},
+    lambda v: tf.reduce_sum(tf.reverse(v.x, [0]) * v.w),
+    exact=True,
+)
+expr(
+    "reverse_axes",
+    "sum(reverse(x, [0, -1]) * w)",
+    {"x": q(2, 3, 4), "w": q(2, 3, 4)},
+    lambda v: tf.reduce_sum(tf.reverse(v.x, [0, -1]) * v.w),
+    exact=True,
+)
+expr(
+    "reverse_none",
+    "sum(reverse(x, []) * w)",
+    {"x": q(2, 3), "w": q(2, 3)},
+    lambda v: tf.reduce_sum(tf.reverse(v.x, []) * v.w),
+    exact=True,
+)
+expr(
+    "flip",
+    "sum(flip(x, axis=[1]) * x * w)",
+    {"x": q(2, 3), "w": q(2, 3)},
+    lambda v: tf.reduce_sum(tf.reverse(v.x, axis=[1]) * v.x * v.w),
+    exact=True,
+)
+hessian(
+    "h_reverse",
+    "sum(reverse(x, 0) * x ** 2)",
+    {"x": q(4)},
+    lambda v: tf.reduce_sum(tf.reverse(v.x, [0]) * v.x**2),
+    exact=True,
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import central_difference, invoke
+from helpers import central_difference, invoke, run_json
 
 from gradcli.api import problem_from_expression
 from gradcli.core.autodiff import gradients
@@ -56,6 +56,12 @@ CASES = [
     ("expand_dims(x, -1)", (2, 3), lambda x: np.expand_dims(x, -1)),
     ("expand_dims(x, -3)", (2, 3), lambda x: np.expand_dims(x, 0)),
     ("expand_dims(x, 0)", (), lambda x: np.expand_dims(x, 0)),
+    ("reverse(x, 0)", (4,), lambda x: x[::-1]),
+    ("reverse(x, [1])", (2, 3, 4), lambda x: x[:, ::-1]),
+    ("reverse(x, axis=[0, -1])", (2, 3, 4), lambda x: x[::-1, :, ::-1]),
+    ("reverse(x, [])", (2, 3), lambda x: x),
+    ("flip(x, 1)", (2, 3), lambda x: x[:, ::-1]),
+    ("flip(x, axis=[2, 0, 1])", (2, 3, 4), lambda x: x[::-1, ::-1, ::-1]),
 ]
 
 
@@ -88,6 +94,8 @@ CHECKS = [
     ("squeeze(x, axis=[0, 2]) * sin(squeeze(x))", ["x=[[[1], [-2], [3]]]"]),
     ("expand_dims(x, 0) ** 2 * [[1], [2]]", ["x=[1, -2]"]),
     ("expand_dims(x, -1) * cos(expand_dims(x, 0))", ["x=[[1, 2], [3, -1]]"]),
+    ("reverse(x, 0) * x * [1, 2, 3]", ["x=[1, -2, 0.5]"]),
+    ("flip(x, [0, 1]) * sin(x)", ["x=[[1, 2, 3], [3, -1, 0]]"]),
 ]
 
 
@@ -104,6 +112,8 @@ ERRORS = [
     ("squeeze(x, 2)", (3, 1), "out of range"),
     ("expand_dims(x, 3)", (3, 1), r"axis 3 is out of range .* \[-3, 2\]"),
     ("expand_dims(x, -4)", (3, 1), "axis -4 is out of range"),
+    ("reverse(x, 2)", (3, 1), "reverse: axis 2 is out of range"),
+    ("flip(x, [0, -2])", (3, 1), "reverse: axis 0 is repeated"),
 ]
 
 
@@ -111,3 +121,20 @@ ERRORS = [
 def test_shape_errors(call, shape, message):
     with pytest.raises(GradcliError, match=message):
         problem_from_expression(call, {"x": np.zeros(shape)}, wrt=[])
+
+
+def test_explain_routes_reverse_zeros_to_the_reversed_elements():
+    # relu cuts x[0]; the weight 0 sits on reverse's output element 0, which is x[2]: two
+    # distinct zero elements (an identity map would put both on x[0])
+    doc = run_json(
+        "explain", "-e", "sum(reverse(relu(x), 0) * [0, 1, 1])", "--at", "x=[-1, 2, 3]", code=1,
+    )  # fmt: skip
+    (pair,) = doc["pairs"]
+    assert pair["zero_elements"] == 2
+    assert {c["kind"] for c in pair["causes"]} == {"mask", "inactive"}
+
+
+def test_flip_is_reverse():
+    x = RNG.uniform(-1, 1, size=(2, 3))
+    flipped = forward("flip(x, [1])", {"x": x})
+    np.testing.assert_array_equal(flipped, forward("reverse(x, 1)", {"x": x}))

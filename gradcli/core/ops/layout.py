@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from gradcli.core.ops.infer import fmt, normalize_axes
@@ -100,3 +102,55 @@ register(
         doc="inserts a size-1 axis at `axis`, tf.expand_dims",
     )
 )
+
+
+# --- reverse (flip) ---------------------------------------------------------------------------
+def _reverse_axes(attrs, rank):
+    return normalize_axes("reverse", attrs["axis"], rank)
+
+
+def _reverse_infer(attrs, x):
+    _reverse_axes(attrs, len(x.shape))
+    return x.shape, x.dtype
+
+
+def _reverse_bind(attrs):
+    def reverse(x):
+        x = np.asarray(x)
+        axes = _reverse_axes(attrs, x.ndim)
+        return np.flip(x, axis=axes) if axes else x
+
+    return reverse
+
+
+def _reverse_grad(b, n, g):
+    return b.reverse(g, axis=n.attrs["axis"])
+
+
+def _reverse_route(node, j, value_of):
+    """The same elements, permuted: output element t is the input element flip(ids)[t]."""
+    shape = np.shape(value_of(node.inputs[0]))
+    ids = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+    into = np.asarray(_reverse_bind(node.attrs)(ids)).ravel()
+    return into, np.arange(into.size)
+
+
+REVERSE = register(
+    Op(
+        "reverse",
+        _reverse_infer,
+        accepts="any",
+        bind=_reverse_bind,
+        grads=(_reverse_grad,),
+        public=True,
+        arity=1,
+        attrs=(Attr("axis", AttrKind.AXES, required=True),),
+        sympy=lambda sp, attrs, args, values: _reverse_bind(attrs)(args[0]),
+        moves=True,
+        # a permutation of the elements that no fixed transport describes: the route map
+        transport=Transport.ROUTE,
+        route=_reverse_route,
+        doc="reverses the order along the given axes, tf.reverse (also named flip)",
+    )
+)
+register(replace(REVERSE, name="flip", doc="reverses the order along the given axes, as reverse"))
