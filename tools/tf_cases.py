@@ -156,6 +156,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     """Import every case module (each registers its cases, in this order) and return them."""
     import tf_cases_activations  # noqa: F401
     import tf_cases_indexing  # noqa: F401
+    import tf_cases_layout  # noqa: F401
     import tf_cases_losses  # noqa: F401
     import tf_cases_ops  # noqa: F401
     import tf_cases_second_order  # noqa: F401

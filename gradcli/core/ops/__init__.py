@@ -14,6 +14,7 @@ from gradcli.core.ops import smooth_activations  # noqa: F401
 from gradcli.core.ops import losses  # noqa: F401
 from gradcli.core.ops import statistics  # noqa: F401
 from gradcli.core.ops import shapes  # noqa: F401
+from gradcli.core.ops import layout  # noqa: F401
 from gradcli.core.ops import tape  # noqa: F401
 from gradcli.core.ops import linalg  # noqa: F401
 from gradcli.core.ops import contract  # noqa: F401
