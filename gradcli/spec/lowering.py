@@ -343,7 +343,8 @@ class Builder(FunctionCalls):
         for attr in op.attrs:
             if attr.required and attr.name not in attrs:
                 example = REQUIRED_EXAMPLE[attr.kind].format(op=opname, name=attr.name)
-                raise GradcliError(f"{opname} needs a {attr.name}, e.g. {example}", pos)
+                article = "an" if attr.name[0] in "aeiou" else "a"
+                raise GradcliError(f"{opname} needs {article} {attr.name}, e.g. {example}", pos)
         return self.emit(opname, self.prepare(op, tensors, pos), attrs, pos)
 
     def prepare(self, op, tensors: list, pos: Pos) -> list[int]:

@@ -201,6 +201,14 @@ TF["tf.math.segment_sum"] = TFOp(
     "segment_sum", ("data", "segment_ids", "name"), ("data", "segment_ids")
 )
 
+TF["tf.squeeze"] = TFOp("squeeze", ("input", "axis", "name"), ("input",), {"axis": ("axis", None)})
+TF["tf.expand_dims"] = TFOp(
+    "expand_dims", ("input", "axis", "name"), ("input",), {"axis": ("axis", None)}
+)
+TF["tf.reverse"] = TFOp(
+    "reverse", ("tensor", "axis", "name"), ("tensor",), {"axis": ("axis", None)}
+)
+
 # NumPy functions: applied to a tensor they first take it out of TensorFlow (leaves_tape)
 NP: dict[str, TFOp] = {
     **{f"np.{n}": TFOp(op, ("x",), ("x",), ignored=()) for n, op in (
@@ -229,8 +237,6 @@ NOT_YET = {
     "tf.py_function": "py_function",
     "tf.linalg.norm": "norm",
     "tf.norm": "norm",
-    "tf.squeeze": "squeeze",
-    "tf.expand_dims": "expand_dims",
     "tf.tile": "tile",
     "tf.gather_nd": "gather_nd",
 }
