@@ -2,7 +2,8 @@
 
 This module holds the helpers; the cases live in tf_cases_ops.py (elementwise ops and
 their conventions), tf_cases_special.py (erf, inverse trig and hyperbolic functions,
-atan2, xlogy...), tf_cases_tensors.py (reductions, matmul, shapes), tf_cases_semantics.py
+atan2, xlogy...), tf_cases_division.py (floormod, floordiv, div_no_nan, mul_no_nan),
+tf_cases_tensors.py (reductions, matmul, shapes), tf_cases_semantics.py
 (cond, stop_gradient, dtypes, connectivity, custom gradients, NaN propagation) and
 tf_cases_second_order.py (Hessians).
 
@@ -155,6 +156,7 @@ def dyadic(*shape):
 def load() -> tuple[list[Case], list[Hessian]]:
     """Import every case module (each registers its cases, in this order) and return them."""
     import tf_cases_activations  # noqa: F401
+    import tf_cases_division  # noqa: F401
     import tf_cases_indexing  # noqa: F401
     import tf_cases_layout  # noqa: F401
     import tf_cases_losses  # noqa: F401

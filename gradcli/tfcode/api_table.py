@@ -54,6 +54,7 @@ BINARY = {
     "less_equal": "less_equal", "greater": "greater", "greater_equal": "greater_equal",
     "equal": "equal", "not_equal": "not_equal", "logical_and": "logical_and",
     "logical_or": "logical_or", "divide_no_nan": "div_no_nan", "multiply_no_nan": "mul_no_nan",
+    "floormod": "floormod", "mod": "floormod", "floordiv": "floordiv",
 }  # fmt: skip
 REDUCE = {
     "reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "max", "reduce_min": "min",

@@ -89,6 +89,10 @@ BINARY = {
     "atan2(x, y)": ({"away": 0.3}, {"away": 0.3}),
     "xlogy(x, y)": ({"away": 0.2}, {"lo": 0.3, "hi": 2.0}),
     "xdivy(x, y)": ({"away": 0.2}, {"away": 0.5}),
+    "floormod(x, y)": ({}, {"away": 0.5}),
+    "mod(x, y)": ({}, {"away": 0.5}),
+    "div_no_nan(x, y)": ({}, {"away": 0.5}),
+    "mul_no_nan(x, y)": ({}, {"away": 0.2}),
 }
 SHAPE_PAIRS = [((), ()), ((4,), (4,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3, 4)),
                ((2, 3, 4), (3, 1))]  # fmt: skip
@@ -264,6 +268,8 @@ SECOND_ORDER = {
     "cbrt(x) * x": {"away": 0.3},
     "atan2(x, x * x + 1)": {},
     "xlogy(x, x * x + 0.5) + xdivy(x, x * x + 0.5)": {"away": 0.2},
+    "floormod(x * x, x + 2.5) * x": {"lo": 0.3, "hi": 2.0},
+    "div_no_nan(x * x, x + 2.5) + mul_no_nan(x, x * x + 0.5) * x": {"lo": 0.3, "hi": 2.0},
 }
 
 
@@ -295,7 +301,7 @@ def test_every_public_op_is_covered():
                      *LOSSES_FD])  # fmt: skip
     no_gradient = {"floor", "ceil", "round", "argmax", "argmin", "less", "less_equal", "greater",
                    "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
-                   "logical_not", "stop_gradient", "one_hot"}  # fmt: skip
+                   "logical_not", "stop_gradient", "one_hot", "floordiv"}  # fmt: skip
     aliases = {"add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@"}
     missing = [
         name

@@ -12,21 +12,28 @@ from gradcli.core.ops.elementwise import _x, _y, binary
 from gradcli.core.ops.registry import KINK, MASK, ZERO_GRAD
 from gradcli.core.ops.sym import each, each_at
 
-# mul_no_nan(a, b) = a * b, but 0 where b == 0 (internal, TensorFlow's MulNoNan)
+
+# mul_no_nan(a, b) = a * b, but 0 where b == 0 (TensorFlow's MulNoNan)
+def _mul_no_nan_sympy(sp, xs, vs):
+    # x * y, whose derivative to y is x even at y == 0; the constant 0 only where x is inf or nan
+    return sp.Integer(0) if vs[1] == 0 and not np.isfinite(vs[0]) else xs[0] * xs[1]
+
+
 binary(
     "mul_no_nan",
     lambda a, b: np.where(np.equal(b, 0), np.zeros((), np.result_type(a, b)), np.multiply(a, b)),
     lambda a, b: 0.0 if b == 0.0 else a * b,
     (lambda b, n, g: b.mul_no_nan(g, _y(n)), lambda b, n, g: b.mul_no_nan(_x(n), g)),
     behavior=MASK,
-    public=False,
-    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else xs[0] * xs[1]),
+    public=True,
+    sympy=each_at(_mul_no_nan_sympy),
+    doc="x * y, but 0 where y == 0 even if x is inf or nan, TensorFlow's MulNoNan",
     overflows=True,
 )
 
 
-# div_no_nan(a, b) = a / b, but 0 where b == 0 even if a is inf or nan (internal: the
-# cumprod gradient; TensorFlow's DivNoNan and its gradient)
+# div_no_nan(a, b) = a / b, but 0 where b == 0 even if a is inf or nan (the cumprod
+# gradient uses it; TensorFlow's DivNoNan and its gradient)
 def _div_no_nan_forward(a, b):
     with np.errstate(all="ignore"):
         quotient = np.true_divide(a, b)
@@ -43,9 +50,10 @@ binary(
     _div_no_nan_forward,
     lambda a, b: 0.0 if b == 0.0 else a / b,
     (lambda b, n, g: b.div_no_nan(g, _y(n)), _div_no_nan_grad_y),
-    public=False,
+    public=True,
     overflows=True,
-    no_sympy="an internal kernel of gradient graphs, never in a forward graph",
+    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[1] == 0 else xs[0] / xs[1]),
+    doc="x / y, but 0 where y == 0 even if x is inf or nan, TensorFlow's DivNoNan",
 )
 
 
