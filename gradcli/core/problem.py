@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from gradcli.core.graph import Graph
 from gradcli.runtime.errors import Pos
+
+if TYPE_CHECKING:  # annotations only: the CLI's option module imports this one at startup
+    import numpy as np
 
 NONE, ZEROS = "none", "zero"  # what an unconnected gradient is reported as (TF's names)
 CONNECTED, UNCONNECTED = "connected", "unconnected"  # eval's status of a gradient

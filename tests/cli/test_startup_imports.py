@@ -33,3 +33,17 @@ def test_eval_check_off_json_imports_no_sympy_and_no_check():
 
 def test_help_imports_no_sympy():
     assert loaded("--help") == "HEAVY []"
+
+
+def test_help_imports_no_numpy():
+    # the group imports every command module to list it: they must stay light at import
+    script = (
+        "import sys\n"
+        "from gradcli.cli.main import cli\n"
+        "cli.main(['--help'], prog_name='gradcli', standalone_mode=False)\n"
+        "print('NUMPY', 'numpy' in sys.modules, file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert "NUMPY False" in out.stderr, out.stderr
