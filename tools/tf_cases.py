@@ -15,7 +15,7 @@ values, and a function computing the same thing with TensorFlow from the inputs 
 tolerance "exact": bit-identical results are expected (only + - * /, selections and
 reductions whose every partial result is exact, as with small dyadic numbers);
 "close": transcendental functions or rounded reductions, compared within a few ulps of
-the tensor's largest magnitude (tests/test_tf_reference.py's ULPS); a case whose
+the tensor's largest magnitude (tests/conformance/test_tf_reference.py's ULPS); a case whose
 gradient cancels more than that allows gets its own `ulps` and a note saying why.
 A case may list the values that differ from TensorFlow by a documented decision
 (`differs`): the test checks that they still differ and compares everything else.

@@ -9,7 +9,7 @@ Every case in tools/tf_cases*.py pairs a gradcli expression (or a small spec) wi
 equivalent TensorFlow computation written by hand. This script evaluates the TensorFlow
 side with tf.GradientTape, once per unconnected mode ('none' and 'zero'), and stores the
 outputs, the gradients (None kept as null) and, for second-order cases, the Hessian
-blocks, together with each case's gradcli text, so that tests/test_tf_reference.py can
+blocks, together with each case's gradcli text, so that tests/conformance/test_tf_reference.py can
 check gradcli against TensorFlow without TensorFlow installed.
 
 Numbers are stored exactly: a finite float as JSON's shortest round-trip decimal (so -0.0
