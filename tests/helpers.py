@@ -113,3 +113,37 @@ def draw(rng, shape, lo=-2.0, hi=2.0, away=0.0) -> np.ndarray:
     if away:
         x = np.where(np.abs(x) < away, np.sign(x + 1e-12) * away + x, x)
     return x
+
+
+def value_grad_hvp(expr: str, inputs: dict, name: str, v=None):
+    """(value, gradient, Hessian-vector product) of scalar expr with respect to `name`."""
+    from gradcli.api import problem_from_expression
+    from gradcli.core.autodiff import gradients
+    from gradcli.core.executor import run
+
+    problem = problem_from_expression(expr, inputs, wrt=[name])
+    graph = problem.graph
+    (g,) = gradients(graph, problem.outputs, problem.wrt).results
+    targets, h = [problem.outputs[0], g], None
+    if v is not None:
+        (h,) = gradients(graph, [g], problem.wrt, seeds=[v]).results
+        targets += [h] if isinstance(h, int) else []
+    values = run(graph, targets)
+    shape = inputs[name].shape
+    grad = np.broadcast_to(np.asarray(values[g], dtype=float), shape)
+    hv = None
+    if v is not None:
+        hv = np.zeros(shape) if not isinstance(h, int) else np.asarray(values[h], dtype=float)
+    return float(values[problem.outputs[0]]), grad, hv
+
+
+def eval_grad(expr: str, **at) -> tuple:
+    """(value of f, {name: gradient}) from `gradcli eval -e` (check off)."""
+    args = [a for k, v in at.items() for a in ("--at", f"{k}={json.dumps(v)}")]
+    doc = run_json("eval", "-e", expr, *args, "--check", "off")
+    return doc["outputs"]["f"]["value"], {k: v["value"] for k, v in doc["gradients"].items()}
+
+
+def num(v):
+    """A JSON value ("inf", "nan" strings included) as a float or a float array."""
+    return np.array([float(e) for e in np.ravel(v)]) if isinstance(v, list) else float(v)

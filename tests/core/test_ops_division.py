@@ -12,20 +12,9 @@ import math
 
 import numpy as np
 import pytest
-from helpers import central_difference, invoke, run_json
+from helpers import central_difference, eval_grad, invoke, num, run_json
 
 INF, NAN = math.inf, math.nan
-
-
-def grad(expr: str, **at) -> tuple:
-    """(value, {name: gradient}) from gradcli eval (check off: the check is tested below)."""
-    args = [a for k, v in at.items() for a in ("--at", f"{k}={json.dumps(v)}")]
-    doc = run_json("eval", "-e", expr, *args, "--check", "off")
-    return doc["outputs"]["f"]["value"], {k: v["value"] for k, v in doc["gradients"].items()}
-
-
-def num(v):
-    return np.array([float(e) for e in np.ravel(v)]) if isinstance(v, list) else float(v)
 
 
 # --- values and gradients by hand ----------------------------------------------------------
@@ -34,7 +23,7 @@ YS = [2.0, 2.0, -2.0, -2.0, 0.5]
 
 
 def test_floormod_has_the_divisors_sign_and_tensorflows_gradient():
-    value, grads = grad("floormod(x, y)", x=XS, y=YS)
+    value, grads = eval_grad("floormod(x, y)", x=XS, y=YS)
     np.testing.assert_array_equal(num(value), [1.5, 0.5, -0.5, -1.5, 0.25])
     np.testing.assert_array_equal(num(grads["x"]), [1.0] * 5)
     # -floor(x / y): TensorFlow's _FloorModGrad
@@ -42,29 +31,29 @@ def test_floormod_has_the_divisors_sign_and_tensorflows_gradient():
 
 
 def test_mod_is_floormod():
-    assert grad("mod(x, y)", x=XS, y=YS) == grad("floormod(x, y)", x=XS, y=YS)
+    assert eval_grad("mod(x, y)", x=XS, y=YS) == eval_grad("floormod(x, y)", x=XS, y=YS)
 
 
 def test_floormod_at_a_jump_uses_the_formula():
     # x / y = 2 exactly: TensorFlow's formula gives -floor(2) = -2
-    value, grads = grad("floormod(x, y)", x=3.0, y=1.5)
+    value, grads = eval_grad("floormod(x, y)", x=3.0, y=1.5)
     assert num(value) == 0.0
     assert (num(grads["x"]), num(grads["y"])) == (1.0, -2.0)
 
 
 def test_floordiv_values_and_no_gradient():
-    value, _ = grad("floordiv(x, y) + x * 0", x=XS, y=YS)
+    value, _ = eval_grad("floordiv(x, y) + x * 0", x=XS, y=YS)
     np.testing.assert_array_equal(num(value), [2.0, -3.0, -3.0, 2.0, 1.0])
     doc = run_json("eval", "-e", "floordiv(x, y)", "--at", "x=5.5", "--at", "y=2", "--check", "off")
     assert all(v["value"] is None for v in doc["gradients"].values())
 
 
 def test_div_no_nan_and_mul_no_nan_are_zero_where_y_is_zero():
-    value, grads = grad("div_no_nan(x, y)", x=[1.5, 3.0], y=[0.0, 2.0])
+    value, grads = eval_grad("div_no_nan(x, y)", x=[1.5, 3.0], y=[0.0, 2.0])
     np.testing.assert_array_equal(num(value), [0.0, 1.5])
     np.testing.assert_array_equal(num(grads["x"]), [0.0, 0.5])
     np.testing.assert_array_equal(num(grads["y"]), [0.0, -0.75])
-    value, grads = grad("mul_no_nan(x, y)", x=[1.5, 3.0], y=[0.0, 2.0])
+    value, grads = eval_grad("mul_no_nan(x, y)", x=[1.5, 3.0], y=[0.0, 2.0])
     np.testing.assert_array_equal(num(value), [0.0, 6.0])
     np.testing.assert_array_equal(num(grads["x"]), [0.0, 2.0])
     np.testing.assert_array_equal(num(grads["y"]), [1.5, 3.0])
@@ -88,7 +77,7 @@ def _loss(expr):
 
 
 def _value_and_grad(expr, x, y, w):
-    value, grads = grad(_loss(expr), x=x.tolist(), y=y.tolist(), W=w.tolist())
+    value, grads = eval_grad(_loss(expr), x=x.tolist(), y=y.tolist(), W=w.tolist())
     return float(value), {k: np.asarray(num(v)).reshape(x.shape) for k, v in grads.items()}
 
 

@@ -10,31 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import central_difference, invoke, run_json
+from helpers import central_difference, invoke, run_json, value_grad_hvp
 
 from gradcli.api import problem_from_expression
-from gradcli.core.autodiff import gradients
 from gradcli.core.executor import run
 
 RNG = np.random.default_rng(20260514)
-
-
-def value_grad_hvp(expr: str, inputs: dict, name: str, v=None):
-    """(value, gradient, Hessian-vector product) of scalar expr with respect to `name`."""
-    problem = problem_from_expression(expr, inputs, wrt=[name])
-    graph = problem.graph
-    (g,) = gradients(graph, problem.outputs, problem.wrt).results
-    targets, h = [problem.outputs[0], g], None
-    if v is not None:
-        (h,) = gradients(graph, [g], problem.wrt, seeds=[v]).results
-        targets += [h] if isinstance(h, int) else []
-    values = run(graph, targets)
-    shape = inputs[name].shape
-    grad = np.broadcast_to(np.asarray(values[g], dtype=float), shape)
-    hv = None
-    if v is not None:
-        hv = np.zeros(shape) if not isinstance(h, int) else np.asarray(values[h], dtype=float)
-    return float(values[problem.outputs[0]]), grad, hv
 
 
 # equation and operand shapes; the loss is sum(einsum(...) ** 2 * w) (second order nonzero)

@@ -13,20 +13,9 @@ import math
 
 import numpy as np
 import pytest
-from helpers import invoke, run_json
+from helpers import eval_grad, invoke, num, run_json
 
 INF, NAN = math.inf, math.nan
-
-
-def grad(expr: str, **at) -> dict:
-    """{name: (value, gradient)} from gradcli eval (check off: the check is tested below)."""
-    args = [a for k, v in at.items() for a in ("--at", f"{k}={json.dumps(v)}")]
-    doc = run_json("eval", "-e", expr, *args, "--check", "off")
-    return doc["outputs"]["f"]["value"], {k: v["value"] for k, v in doc["gradients"].items()}
-
-
-def num(v):
-    return np.array([float(e) for e in np.ravel(v)]) if isinstance(v, list) else float(v)
 
 
 # --- derivatives against closed forms ----------------------------------------------------
@@ -54,7 +43,7 @@ CLOSED = {
 
 @pytest.mark.parametrize("expr", sorted(CLOSED))
 def test_value_and_derivative_match_the_closed_form(expr):
-    value, grads = grad(expr, x=X)
+    value, grads = eval_grad(expr, x=X)
     want_value, want_grad = CLOSED[expr]
     assert value == pytest.approx(want_value, rel=1e-15, abs=1e-15)
     assert grads["x"] == pytest.approx(want_grad, rel=1e-14)
@@ -62,7 +51,7 @@ def test_value_and_derivative_match_the_closed_form(expr):
 
 def test_atan2_quadrants_and_partials():
     ys, xs = [1.0, 1.0, -1.0, -1.0], [1.0, -1.0, -1.0, 1.0]
-    value, grads = grad("sum(atan2(y, x))", y=ys, x=xs)
+    value, grads = eval_grad("sum(atan2(y, x))", y=ys, x=xs)
     assert value == pytest.approx(sum(math.atan2(a, b) for a, b in zip(ys, xs)))
     r2 = [a * a + b * b for a, b in zip(ys, xs)]
     assert num(grads["y"]) == pytest.approx([b / r for b, r in zip(xs, r2)])
@@ -70,7 +59,7 @@ def test_atan2_quadrants_and_partials():
 
 
 def test_xlogy_and_xdivy_partials():
-    value, grads = grad("xlogy(x, y) + xdivy(x, y)", x=1.5, y=2.5)
+    value, grads = eval_grad("xlogy(x, y) + xdivy(x, y)", x=1.5, y=2.5)
     assert value == pytest.approx(1.5 * math.log(2.5) + 1.5 / 2.5)
     assert grads["x"] == pytest.approx(math.log(2.5) + 1 / 2.5)
     assert grads["y"] == pytest.approx(1.5 / 2.5 - 1.5 / 2.5**2)
@@ -94,7 +83,7 @@ EDGES = [
 
 @pytest.mark.parametrize(("expr", "x", "value", "gradient"), EDGES)
 def test_domain_edges_follow_tensorflow(expr, x, value, gradient):
-    got_value, grads = grad(expr, x=x)
+    got_value, grads = eval_grad(expr, x=x)
     np.testing.assert_equal(num(got_value), value)
     np.testing.assert_equal(num(grads["x"]), gradient)
 
@@ -103,14 +92,14 @@ def test_reciprocal_and_rsqrt_kernels_pass_no_nan_where_the_gradient_is_zero():
     # TensorFlow's ReciprocalGrad and RsqrtGrad give 0 where dy = 0 (like SqrtGrad), so a
     # `where` guard works, unlike 1 / x whose div gradient gives 0 * inf = nan
     for expr in ("where(x != 0, reciprocal(x), 0)", "where(x > 0, rsqrt(x), 0)"):
-        _, grads = grad(expr, x=[0.0, 4.0])
+        _, grads = eval_grad(expr, x=[0.0, 4.0])
         assert num(grads["x"])[0] == 0.0, expr
-    _, grads = grad("where(x != 0, 1 / x, 0)", x=[0.0, 4.0])
+    _, grads = eval_grad("where(x != 0, 1 / x, 0)", x=[0.0, 4.0])
     assert math.isnan(num(grads["x"])[0])
 
 
 def test_atan2_at_the_origin_has_a_nan_gradient():
-    value, grads = grad("atan2(y, x)", y=0.0, x=0.0)
+    value, grads = eval_grad("atan2(y, x)", y=0.0, x=0.0)
     assert num(value) == 0.0 and math.isnan(num(grads["x"])) and math.isnan(num(grads["y"]))
 
 
@@ -119,15 +108,15 @@ def test_xlogy_at_x_zero_is_zero_with_zero_gradients_even_at_y_zero():
     # xdivy(0, y) * g = 0, even where log(y) is -inf or nan
     for y in (0.0, 2.0, NAN):
         for op in ("xlogy", "xdivy"):
-            value, grads = grad(f"{op}(x, y)", x=0.0, y=y)
+            value, grads = eval_grad(f"{op}(x, y)", x=0.0, y=y)
             assert (num(value), num(grads["x"]), num(grads["y"])) == (0.0, 0.0, 0.0), (op, y)
 
 
 def test_log2_and_log10_are_tensorflow_numpy_quotients():
     # tf.experimental.numpy.log2(x) = log(x) / log(2): correctly rounded quotients
-    value, _ = grad("log2(x)", x=[8.0, 1024.0, 3.0])
+    value, _ = eval_grad("log2(x)", x=[8.0, 1024.0, 3.0])
     assert num(value).tolist() == [math.log(v) / math.log(2) for v in (8.0, 1024.0, 3.0)]
-    value, _ = grad("log10(x)", x=[1000.0, 7.0])
+    value, _ = eval_grad("log10(x)", x=[1000.0, 7.0])
     assert num(value).tolist() == [math.log(v) / math.log(10) for v in (1000.0, 7.0)]
 
 
