@@ -295,6 +295,18 @@ def _numpy_function(it: Interpreter, args, kwargs, node):
     return numpy_function_call(it, args, kwargs, node)
 
 
+def _while_loop(it: Interpreter, args, kwargs, node):
+    from gradcli.tfcode.loops import while_loop
+
+    return while_loop(it, args, kwargs, node)
+
+
+def _tensor_array(it: Interpreter, args, kwargs, node):
+    from gradcli.tfcode.tensorarray import tensor_array
+
+    return tensor_array(it, args, kwargs, node)
+
+
 def _tf_gradients(it: Interpreter, args, kwargs, node):
     from gradcli.tfcode.calls import gradients_call
 
@@ -340,6 +352,10 @@ SPECIAL = {
     "tf.numpy_function": _numpy_function,
     "tf.add_n": _add_n,
     "tf.math.add_n": _add_n,
+    "tf.while_loop": _while_loop,
+    "tf.compat.v1.while_loop": _while_loop,
+    "tf.TensorArray": _tensor_array,
+    "tf.TensorShape": _ignored,  # shape_invariants: read, not needed
     **PYTHON_BUILTINS,
 }
 LEAVE_FIX = {

@@ -171,6 +171,8 @@ class ExpressionMixin:
         name = node.attr
         if isinstance(obj, Unknown):
             raise Refused()
+        if hasattr(obj, "tf_attribute"):  # the reader's own objects (tf.TensorArray)
+            return obj.tf_attribute(self, node, name)
         if isinstance(obj, Module):
             path = f"{obj.path}.{name}"
             if path.startswith("!"):

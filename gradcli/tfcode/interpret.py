@@ -22,9 +22,9 @@ from gradcli.tfcode.branches import assigned_names, mark_untaken, untaken_reads
 from gradcli.tfcode.builtins import VARIABLE_METHODS, _dtype_arg
 from gradcli.tfcode.expressions import ExpressionMixin
 from gradcli.tfcode.functions import FunctionMixin
+from gradcli.tfcode.loops import LoopBreak, LoopContinue, LoopMixin
 from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, Refusals, pos_of
 from gradcli.tfcode.support import (
-    MAX_RANGE,
     MAX_STEPS,
     Raises,
     Refused,
@@ -68,7 +68,7 @@ class Scope:
         raise KeyError(name)
 
 
-class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
+class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
     def __init__(self, file: str, lines: list[str], feeds: dict | None = None):
         self.file = file
         self.lines = lines
@@ -185,6 +185,12 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
             return
         if kind is ast.For:
             return self.for_(stmt, scope)
+        if kind is ast.While:
+            return self.while_(stmt, scope)
+        if kind is ast.Break:
+            raise LoopBreak()
+        if kind is ast.Continue:
+            raise LoopContinue()
         if kind is ast.With:
             return self.with_(stmt, scope)
         if kind is ast.FunctionDef:
@@ -246,27 +252,6 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
                 return
             self.refuse(target, "assigning into a tensor (tensors are immutable in TensorFlow)")
         self.refuse(target, f"assigning to {ast.unparse(target)}")
-
-    def for_(self, stmt: ast.For, scope: Scope) -> None:
-        if stmt.orelse:
-            self.refuse(stmt, "for ... else")
-        items = self.iterate(self.expr(stmt.iter, scope), stmt.iter)
-        for item in items:
-            self.assign(stmt.target, item, scope)
-            self.block(stmt.body, scope)
-
-    def iterate(self, value, node) -> list:
-        if isinstance(value, (list, tuple)):
-            return list(value)
-        if isinstance(value, range):
-            if len(value) > MAX_RANGE:
-                self.refuse(node, f"a loop of {len(value):,} iterations (at most {MAX_RANGE:,})")
-            return list(value)
-        if isinstance(value, dict):
-            return list(value)
-        if isinstance(value, Unknown):
-            raise Refused()
-        self.refuse(node, f"iterating over {_describe(value)}")
 
     def with_(self, stmt: ast.With, scope: Scope) -> None:
         entered = []
@@ -343,6 +328,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
 
     def call_method(self, m: Method, args, kwargs, node, scope):
         obj, name = m.obj, m.name
+        if hasattr(obj, "tf_method"):  # the reader's own objects (tf.TensorArray)
+            return obj.tf_method(self, name, args, kwargs, node)
         if isinstance(obj, Tape):
             return self.tape_method(obj, name, args, kwargs, node)
         if isinstance(obj, Session):

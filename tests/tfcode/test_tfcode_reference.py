@@ -32,6 +32,8 @@ READ = [
     "custom_gradient_variables", "integer_cast", "integer_variable", "jacobian",
     "leaves_tape_float", "leaves_tape_np_mean", "leaves_tape_np_square", "leaves_tape_numpy",
     "leaves_tape_numpy_function", "leaves_tape_numpy_loss", "leaves_tape_py_function_numpy",
+    "loops_python_while", "loops_tensorarray", "loops_tf_function_while", "loops_while_loop",
+    "loops_while_loop_nested", "loops_while_loop_tensor_count",
     "nested_tapes_second_derivative", "non_differentiable_argmax",
     "non_differentiable_comparison", "non_differentiable_round", "not_watched_constant",
     "leaves_tape_float_partial", "not_watched_trainable_false", "numpy_in_tf_function",
