@@ -265,6 +265,9 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
                 value.active = True
                 self.tapes.append(value)
                 entered.append(value)
+            elif hasattr(value, "tf_enter"):  # the reader's own contexts (variable_scope)
+                value.tf_enter(self)
+                entered.append(value)
             elif not isinstance(value, Session):
                 self.refuse(item.context_expr, f"with {ast.unparse(item.context_expr)}")
             if item.optional_vars is not None:
@@ -273,6 +276,9 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             self.block(stmt.body, scope)
         finally:
             for tape in entered:
+                if not isinstance(tape, Tape):
+                    tape.tf_exit(self)
+                    continue
                 tape.end = len(self.g)
                 tape.end_line = stmt.end_lineno
                 tape.active = False

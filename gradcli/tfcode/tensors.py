@@ -351,6 +351,10 @@ class TensorMixin:
         self.refuse(node, f"tape.{name}", "not read yet")
 
     def assign_variable(self, var: Variable, name: str, args, kwargs, node):
+        if name.startswith("scatter"):
+            from gradcli.tfcode.tf1 import scatter_method
+
+            return scatter_method(self, var, name, args, kwargs, node)
         value = args[0] if args else kwargs.get("value")
         if isinstance(value, Unknown):
             raise Refused()

@@ -27,7 +27,8 @@ CODE_KINDS = {"leaves_tape", "not_watched", "outside_tape", "stop_gradient", "un
               "integer", "non_differentiable", "no_path"}  # fmt: skip
 
 READ = [
-    "assign_between_tapes", "assign_inside_tape", "batch_jacobian", "custom_gradient_clip",
+    "assign_between_tapes", "assign_inside_tape", "batch_jacobian", "clip_by_global_norm",
+    "clip_by_norm", "custom_gradient_clip",
     "custom_gradient_log1pexp", "custom_gradient_none", "custom_gradient_second_order",
     "custom_gradient_variables", "integer_cast", "integer_variable", "jacobian",
     "leaves_tape_float", "leaves_tape_np_mean", "leaves_tape_np_square", "leaves_tape_numpy",
@@ -44,6 +45,7 @@ READ = [
     "seed_000_1", "seed_001_0", "seed_001_0_tensor_branch", "seed_001_1", "seed_001_2",
     "seed_002_0", "seed_002_2", "seed_003_0", "seed_003_1", "sources_dict", "sources_nested",
     "stop_gradient_target", "tape_persistent_twice", "tape_reused_nonpersistent",
+    "tf1_get_variable_eager", "tf1_get_variable_scope", "tf1_scatter_update",
     "tf1_gradients_grad_ys", "tf1_gradients_none_fetch", "tf1_stop_gradients_arg",
     "tf1_unconnected_zero", "tf_function_call_form", "tf_function_train_step",
     "tf_gradients_eager",
