@@ -66,6 +66,14 @@ class TensorMixin:
 
     def table_call(self, path: str, row: api.TFOp, args, kwargs, node):
         bound = {}
+        if row.keyword_only and args:  # tf.raw_ops.X
+            keys = list(row.params)
+            raise Raises(
+                "TypeError",
+                f"{path.rsplit('.', 1)[1]} only takes keyword args (possible keys: {keys}). "
+                "Please pass these args as kwargs instead.",
+                self.pos(node),
+            )
         if len(args) > len(row.params):
             raise GradcliError(
                 f"TypeError: {path} takes at most {len(row.params)} arguments", self.pos(node)

@@ -81,3 +81,20 @@ def test_scatter_update_out_of_range_is_tensorflows_error():
             "tf.compat.v1.scatter_update(v, [5], [1.0])\n"
         )
     assert "InvalidArgumentError" in exc.value.message and exc.value.pos.line == 3
+
+
+def test_raw_ops_take_keyword_arguments_only_and_unknown_ones_are_refused_by_name():
+    with pytest.raises(GradcliError) as exc:
+        read("import tensorflow as tf\ny = tf.raw_ops.AddV2(1.0, 2.0)\n")
+    assert "TypeError: AddV2 only takes keyword args (possible keys: ['x', 'y', 'name'])" in (
+        exc.value.message
+    )
+    with pytest.raises(GradcliError) as exc:
+        read("import tensorflow as tf\ny = tf.raw_ops.Fft(input=1.0)\n")
+    assert "tf.raw_ops.Fft is not supported" in exc.value.message and exc.value.pos.line == 2
+    with pytest.raises(GradcliError) as exc:
+        read(
+            "import tensorflow as tf\n"
+            "y = tf.raw_ops.MatMul(a=[[1.0]], b=[[2.0]], transpose_a=True)\n"
+        )
+    assert "transpose_a" in exc.value.message
