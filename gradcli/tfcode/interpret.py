@@ -12,7 +12,6 @@ into the program graph, so outer tapes see them (second derivatives).
 from __future__ import annotations
 
 import ast
-import contextlib
 
 import numpy as np
 
@@ -23,7 +22,8 @@ from gradcli.tfcode.builtins import VARIABLE_METHODS, _dtype_arg
 from gradcli.tfcode.expressions import ExpressionMixin
 from gradcli.tfcode.functions import FunctionMixin
 from gradcli.tfcode.loops import LoopBreak, LoopContinue, LoopMixin
-from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, Refusals, pos_of
+from gradcli.tfcode.opaque import opaque_use
+from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, SYSTEM, Refusals, pos_of
 from gradcli.tfcode.support import (
     MAX_STEPS,
     Raises,
@@ -43,12 +43,14 @@ from gradcli.tfcode.values import (
     GraphOp,
     Method,
     Module,
+    Opaque,
     PyFunction,
     Session,
     Tape,
     Tensor,
     Unknown,
     Variable,
+    first_opaque,
 )
 
 
@@ -112,8 +114,12 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
     def block(self, stmts, scope: Scope) -> None:
         for stmt in stmts:
             self.count_step(stmt)
-            with contextlib.suppress(Refused):  # recorded; the next statement is read
+            before = len(self.refusals.items)
+            try:
                 self.statement(stmt, scope)
+            except Refused:  # recorded; the next statement is read
+                if len(self.refusals.items) == before:
+                    opaque_use(self, stmt, scope)
 
     def count_step(self, node) -> None:
         """One statement, or one element of a comprehension: at most MAX_STEPS in all."""
@@ -207,8 +213,12 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 top = alias.name.split(".")[0]
-                if top not in ("tensorflow", "numpy"):  # refused by the scan; never imported
+                if top in SYSTEM:  # refused by the scan; its uses are refused too
                     scope.vars[alias.asname or top] = Module("!" + alias.name)
+                    continue
+                if top not in ("tensorflow", "numpy"):  # never imported: opaque names
+                    name = alias.name if alias.asname else top
+                    scope.vars[alias.asname or top] = Opaque(stmt.lineno, name)
                     continue
                 path = _module_path(alias.name)
                 if alias.asname:
@@ -217,8 +227,15 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
                     scope.vars[top] = Module(_module_path(top))
             return
         module = stmt.module or ""
+        if module.split(".")[0] in SYSTEM and not stmt.level:
+            raise Refused()  # refused by the scan
         if module.split(".")[0] not in ("tensorflow", "numpy") or stmt.level:
-            raise Refused()
+            dotted = "." * stmt.level + module
+            for alias in stmt.names:  # never imported: opaque names (`import *` refused)
+                scope.vars[alias.asname or alias.name] = Opaque(
+                    stmt.lineno, f"{dotted}.{alias.name}".replace("..", ".")
+                )
+            return
         for alias in stmt.names:
             if alias.name == "*":
                 self.refuse(stmt, "from ... import *")
@@ -233,7 +250,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, Unknown):
                 for t in target.elts:
-                    self.assign(t, UNKNOWN, scope)
+                    self.assign(t, value if isinstance(value, Opaque) else UNKNOWN, scope)
                 return
             items = self.iterate(value, target)
             if len(items) != len(target.elts):
@@ -307,8 +324,13 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             self.refuse(node, "**-unpacking in a call")
         args = [self.expr(a, scope) for a in node.args]
         kwargs = {k.arg: self.expr(k.value, scope) for k in node.keywords}
+        if isinstance(func, Opaque):  # code gradcli does not read: unknown from here on
+            return func.called(node)
         if isinstance(func, Unknown):
             raise Refused()
+        opaque = first_opaque([*args, *kwargs.values()])
+        if opaque is not None and isinstance(func, Module):  # a function of an opaque value
+            return opaque
         if isinstance(func, PyFunction):
             return self.call_function(func, args, kwargs, node)
         if isinstance(func, Method):

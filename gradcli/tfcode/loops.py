@@ -23,7 +23,7 @@ import contextlib
 from gradcli.runtime import limits
 from gradcli.runtime.errors import LimitError
 from gradcli.tfcode.support import MAX_RANGE, Refused, Stop, _describe, _is_python
-from gradcli.tfcode.values import PyFunction, Tensor, Unknown, Variable
+from gradcli.tfcode.values import Opaque, PyFunction, Tensor, Unknown, Variable
 
 
 class LoopBreak(Exception):
@@ -69,6 +69,12 @@ class LoopMixin:
         """The while condition's truth; refused at the loop when gradcli cannot know it."""
         try:
             value = self.expr(stmt.test, scope)
+            if isinstance(value, Opaque):
+                self.refuse(
+                    stmt,
+                    f"a while loop whose condition uses {value.what} (line {value.line})",
+                    "gradcli does not read it, so it cannot know the trip count",
+                )
             if isinstance(value, Unknown):
                 raise Refused()
             if self.graph_mode and isinstance(value, (Tensor, Variable)):
@@ -108,6 +114,12 @@ class LoopMixin:
             return list(value)
         if isinstance(value, dict):
             return list(value)
+        if isinstance(value, Opaque):
+            self.refuse(
+                node,
+                f"iterating over {value.what} (line {value.line})",
+                "gradcli does not read it, so it cannot know the items",
+            )
         if isinstance(value, Unknown):
             raise Refused()
         if isinstance(value, (Tensor, Variable)) and not self.graph_mode:

@@ -40,6 +40,7 @@ from gradcli.tfcode.values import (
     Tensor,
     Unknown,
     Variable,
+    first_opaque,
 )
 
 
@@ -201,6 +202,9 @@ class TensorMixin:
     def op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor | list[Tensor]:
         """Emit op(operands) with TensorFlow's dtype rules; returns the result tensor (a list
         of tensors for a multi-output op such as split)."""
+        opaque = first_opaque(operands)
+        if opaque is not None:  # computed from code gradcli does not read: unknown too
+            return opaque
         for v in operands:
             if isinstance(v, Unknown):
                 raise Refused()
@@ -364,6 +368,13 @@ class TensorMixin:
 
             return scatter_method(self, var, name, args, kwargs, node)
         value = args[0] if args else kwargs.get("value")
+        opaque = first_opaque([value])
+        if opaque is not None:
+            self.refuse(
+                node,
+                f"assigning {opaque.what} (line {opaque.line}) to a variable",
+                "gradcli does not read that code, so later reads could not be known",
+            )
         if isinstance(value, Unknown):
             raise Refused()
         new = self.as_array(value, node, self.g[var.value].dtype)
