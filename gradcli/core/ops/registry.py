@@ -291,8 +291,9 @@ def emit(
         )
     lim = limits.current
     size = 1
-    for d in shape:
-        size *= d
+    if shape:
+        for d in shape:
+            size *= d
     if size > lim.max_elements:
         raise LimitError(
             f"{opname} would make a tensor of shape {shape} ({limits.count(size)} elements), "
@@ -314,8 +315,11 @@ def const(
     graph: Graph, value, dtype: str, *, entry: str | None = None, pos: Pos | None = None
 ) -> int:
     """A constant node; small constants are shared so rules can emit them freely."""
-    with np.errstate(over="ignore"):  # a float64 literal past float32's range is inf
+    if dtype == "float64":  # nothing overflows on the way to float64 (a hot path)
         arr = np.asarray(value, dtype=dtype)
+    else:
+        with np.errstate(over="ignore"):  # a float64 literal past float32's range is inf
+            arr = np.asarray(value, dtype=dtype)
     small = arr.size <= 64
     key = (dtype, arr.shape, arr.tobytes()) if small else None
     if key is not None and key in graph.const_cache:
