@@ -23,7 +23,7 @@ from gradcli.core.graph import (
     Graph,
     is_float,
 )
-from gradcli.core.ops import REGISTRY, binary_operators, const, emit, public_ops
+from gradcli.core.ops import REGISTRY, AttrKind, binary_operators, const, emit, public_ops
 from gradcli.core.ops.registry import ForwardBuilder
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.spec import expression as ast
@@ -301,8 +301,12 @@ class Builder(FunctionCalls):
         op = REGISTRY[opname]
         attrs = {}
         leading = [a for a in op.attrs if a.leading]
+        # tensors passed like attributes (random_normal's mean=): inputs after the others
+        keyed = [a for a in op.attrs if a.kind is AttrKind.TENSOR]
+        arity = None if op.arity is None else op.arity - len(keyed)
         if leading:  # einsum('ij,jk->ik', a, b): attributes before the tensors
-            if len(args) < len(leading) or not isinstance(args[0], ast.Str):
+            text = leading[0].kind is AttrKind.STR
+            if len(args) < len(leading) or (text and not isinstance(args[0], ast.Str)):
                 example = REQUIRED_EXAMPLE[leading[0].kind].format(op=opname, name=leading[0].name)
                 raise GradcliError(
                     f"{opname} takes its {leading[0].name} first, e.g. {example}", pos
@@ -323,17 +327,17 @@ class Builder(FunctionCalls):
             if not tensors:
                 raise GradcliError(f"{opname} needs at least one tensor in its list", pos)
         else:
-            tensors, extra = args[: op.arity], args[op.arity :]
-            if len(tensors) < op.arity:
+            tensors, extra = args[:arity], args[arity:]
+            if len(tensors) < arity:
                 raise GradcliError(
-                    f"{opname} takes {op.arity} tensor argument{'s' * (op.arity > 1)}, "
+                    f"{opname} takes {arity} tensor argument{'s' * (arity > 1)}, "
                     f"got {len(tensors)}",
                     pos,
                 )
         later = [a.name for a in op.attrs if not a.leading]
         if len(extra) > len(later):
             raise GradcliError(
-                f"{opname} takes at most {(1 if op.arity is None else op.arity) + len(op.kwargs)} "
+                f"{opname} takes at most {(1 if arity is None else arity) + len(op.kwargs)} "
                 f"arguments, got {len(args) + len(leading)}",
                 pos,
             )
@@ -346,6 +350,7 @@ class Builder(FunctionCalls):
             if name in attrs:
                 raise GradcliError(f"{opname}() got '{name}' twice", kpos)
             attrs[name] = (value, kpos)
+        given = [attrs.pop(a.name, (Lit(np.asarray(a.default), pos), pos))[0] for a in keyed]
         schema = {a.name: a for a in op.attrs}
         attrs = {name: _attribute(opname, schema[name], v, p) for name, (v, p) in attrs.items()}
         for attr in op.attrs:
@@ -356,6 +361,9 @@ class Builder(FunctionCalls):
                 article = "an" if attr.name[0] in "aeiou" else "a"
                 raise GradcliError(f"{opname} needs {article} {attr.name}, e.g. {example}", pos)
         inputs = self.prepare(op, tensors, pos)
+        if keyed:  # their literals take the op's dtype (TensorFlow converts them to it)
+            dtype = attrs.get("dtype", op.default("dtype"))
+            inputs += [self.tensor(v, dtype) for v in given]
         if op.unpack is not None:
             out = ForwardBuilder(self.graph, pos, self.entry, self.kind)
             out.origin = self.origin
