@@ -482,9 +482,14 @@ TF["tf.math.top_k"] = TFOp(
 )
 TF["tf.nn.top_k"] = TF["tf.math.top_k"]
 
-NOT_YET = {
-    "tf.nn.dropout": "dropout",
-}
+TF["tf.nn.dropout"] = TFOp(
+    "dropout",
+    ("x", "rate", "noise_shape", "seed", "name"),
+    ("x",),
+    {"rate": ("rate", None), "noise_shape": ("noise_shape", None), "seed": ("seed", None)},
+)
+
+NOT_YET: dict[str, str] = {}
 
 
 def lookup(dotted: str) -> TFOp | None:

@@ -37,6 +37,7 @@ from gradcli.core.ops import solvers  # noqa: F401
 from gradcli.core.ops import decompositions  # noqa: F401
 from gradcli.core.ops import control  # noqa: F401
 from gradcli.core.ops import unpacking  # noqa: F401
+from gradcli.core.ops import random_ops  # noqa: F401
 
 # isort: on
 from gradcli.core.ops.control import resolve_cond
