@@ -177,6 +177,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_shapes  # noqa: F401
     import tf_cases_shapes2  # noqa: F401
     import tf_cases_special  # noqa: F401
+    import tf_cases_svd  # noqa: F401
     import tf_cases_tensors  # noqa: F401
     import tf_cases_unpacking  # noqa: F401
     import tf_cases_xent  # noqa: F401

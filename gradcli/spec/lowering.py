@@ -367,7 +367,8 @@ class Builder(FunctionCalls):
         if op.unpack is not None:
             out = ForwardBuilder(self.graph, pos, self.entry, self.kind)
             out.origin = self.origin
-            return Group(out.unpack(opname, inputs, attrs), opname, pos)
+            outs = out.unpack(opname, inputs, attrs)
+            return outs if isinstance(outs, int) else Group(outs, opname, pos)  # svd: one
         return self.emit(opname, inputs, attrs, pos)
 
     def prepare(self, op, tensors: list, pos: Pos) -> list[int]:

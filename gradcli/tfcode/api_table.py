@@ -365,7 +365,14 @@ TF["tf.eye"] = TFOp(
 )  # fmt: skip
 TF["tf.linalg.eye"] = TF["tf.eye"]
 
-# linear algebra (tf.linalg.svd returns s, u and v unless compute_uv=False: not read yet)
+# linear algebra
+TF["tf.linalg.svd"] = TFOp(
+    "svd",
+    ("tensor", "full_matrices", "compute_uv", "name"),
+    ("tensor",),
+    {"full_matrices": ("full_matrices", False), "compute_uv": ("compute_uv", True)},
+    as_tuple=True,  # (s, u, v); s alone with compute_uv=False
+)
 TF["tf.linalg.det"] = TFOp("det", ("input", "name"), ("input",))
 TF["tf.linalg.logdet"] = TFOp("logdet", ("matrix", "name"), ("matrix",))
 TF["tf.linalg.inv"] = TFOp(

@@ -195,7 +195,8 @@ class Op:
     printer: Callable | None = None
     # a multi-output op (split, unstack, moments): unpack(out, attrs, *inputs) -> the ids of
     # its outputs, each an ordinary node of other ops emitted with out.emit(opname, inputs,
-    # attrs) (out.shape(i) reads a shape); the op is never a node itself, so it has no
+    # attrs) (out.shape(i) reads a shape), or one id when its attributes ask for a single
+    # tensor (svd without compute_uv); the op is never a node itself, so it has no
     # forward, gradient or transport of its own, and a ShapeError it raises is positioned
     unpack: Callable | None = None
 
