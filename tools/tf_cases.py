@@ -180,6 +180,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_svd  # noqa: F401
     import tf_cases_tensors  # noqa: F401
     import tf_cases_unpacking  # noqa: F401
+    import tf_cases_volumes  # noqa: F401
     import tf_cases_xent  # noqa: F401
 
     return CASES, HESSIANS

@@ -430,7 +430,14 @@ TF["tf.nn.conv2d_transpose"] = TFOp(
     {"output_shape": ("output_shape", None), "strides": ("strides", None), **_WINDOW,
      "dilations": ("dilations", None)},
 )  # fmt: skip
-for _name in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"):
+TF["tf.nn.conv3d"] = TFOp(
+    "conv3d",
+    ("input", "filters", "strides", "padding", "data_format", "dilations", "name"),
+    ("input", "filters"),
+    {"strides": ("strides", None), **_WINDOW, "dilations": ("dilations", None)},
+)
+for _name in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "max_pool3d",
+              "avg_pool3d"):  # fmt: skip
     TF[f"tf.nn.{_name}"] = TFOp(
         _name,
         ("input", "ksize", "strides", "padding", "data_format", "name"),

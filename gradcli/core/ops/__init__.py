@@ -31,6 +31,7 @@ from gradcli.core.ops import tiling  # noqa: F401
 from gradcli.core.ops import padding  # noqa: F401
 from gradcli.core.ops import conv  # noqa: F401
 from gradcli.core.ops import pooling  # noqa: F401
+from gradcli.core.ops import volumes  # noqa: F401
 from gradcli.core.ops import matrix  # noqa: F401
 from gradcli.core.ops import linalg_common  # noqa: F401
 from gradcli.core.ops import solvers  # noqa: F401
