@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.graph import FLOAT_DTYPES
-from gradcli.core.ops.composite import evaluate, expansion_grad, expansion_sympy
+from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.infer import fmt, need_float
 from gradcli.core.ops.registry import (
     CUT,
@@ -225,17 +225,13 @@ def _uniform_expand(b, attrs, minval, maxval):
 
 def _random_op(name, expand, low, high, defaults, doc):
     register(
-        Op(
+        composite_op(
             name,
+            expand,
             _random_infer(name, low, high),
-            bind=evaluate(expand),
-            grad_each=expansion_grad(expand),
-            sympy=expansion_sympy(expand),
             elementwise=True,
             overflows=True,
-            public=True,
             arity=2,
-            accepts="float",
             attrs=(
                 Attr("shape", AttrKind.INTS, required=True, leading=True),
                 Attr(low, AttrKind.TENSOR, defaults[0]),
