@@ -236,9 +236,10 @@ class Suite:
         and with --no-cache, against `--check off` timed in the same run."""
         runs = 3 if self.quick else 10
         cmd = [*self.gradcli, "eval", example, "--format", "json"]
-        if "--no-cache" not in subprocess.run(
+        help_text = subprocess.run(
             [*self.gradcli, "eval", "--help"], capture_output=True, text=True
-        ).stdout:
+        ).stdout
+        if "--no-cache" not in help_text:
             self.skip("crosscheck", "eval default check", "this gradcli has no cache")
             return
         warm_dir = os.path.join(self.dir, "warm-cache")

@@ -171,7 +171,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     import numpy  # noqa: F401
-    import sympy  # noqa: F401
+    import sympy
 
     from gradcli.check import run  # noqa: F401  (what the job's pickle refers to)
 
