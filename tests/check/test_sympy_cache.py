@@ -246,15 +246,16 @@ def test_a_session_misses_then_hits_with_the_same_report(tmp_path):
 
 
 # --- the worker ---------------------------------------------------------------------------
-def test_worker_runs_a_job_and_stops():
+def test_worker_runs_a_job_and_stops(tmp_path):
     w = Worker.start()
     assert w is not None
     ev = api.grad("x * x + 3 * x", {"x": np.float64(2.0)})
-    session = Session(Cache("/nonexistent/for/this/test"), w, None)
+    session = Session(Cache(str(tmp_path)), w, None)
     report = run_check(ev, "sympy", session=session)
     assert report.method == "sympy" and report.inputs["x"].verdict == "agree"
     assert session.outcome == "miss"
     assert w.proc is None  # used and reaped
+    assert len(list(tmp_path.glob("sympy-*"))) == 1  # the worker's program was stored
 
 
 def test_worker_failures_read_as_the_forked_worker_s(tmp_path):
