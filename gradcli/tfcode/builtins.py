@@ -295,6 +295,12 @@ def _numpy_function(it: Interpreter, args, kwargs, node):
     return numpy_function_call(it, args, kwargs, node)
 
 
+def _one_hot(it: Interpreter, args, kwargs, node):
+    from gradcli.tfcode.one_hot import one_hot
+
+    return one_hot(it, args, kwargs, node)
+
+
 def _tf_gradients(it: Interpreter, args, kwargs, node):
     from gradcli.tfcode.calls import gradients_call
 
@@ -339,6 +345,7 @@ SPECIAL = {
     "tf.py_function": _py_function,
     "tf.numpy_function": _numpy_function,
     "tf.add_n": _add_n,
+    "tf.one_hot": _one_hot,
     "tf.math.add_n": _add_n,
     **PYTHON_BUILTINS,
 }

@@ -18,6 +18,7 @@ from gradcli.tfcode.builtins import (
     TENSOR_METHODS,
     VARIABLE_METHODS,
 )
+from gradcli.tfcode.keras import MISSING, VALUES, get_attribute
 from gradcli.tfcode.refusals import EXPRESSIONS
 from gradcli.tfcode.support import (
     Refused,
@@ -171,6 +172,10 @@ class ExpressionMixin:
         name = node.attr
         if isinstance(obj, Unknown):
             raise Refused()
+        if isinstance(obj, VALUES):  # instances, classes, Keras variables (tfcode/keras)
+            value = get_attribute(self, node, obj, name)
+            if value is not MISSING:
+                return value
         if isinstance(obj, Module):
             path = f"{obj.path}.{name}"
             if path.startswith("!"):

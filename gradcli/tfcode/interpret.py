@@ -22,6 +22,7 @@ from gradcli.tfcode.branches import assigned_names, mark_untaken, untaken_reads
 from gradcli.tfcode.builtins import VARIABLE_METHODS, _dtype_arg
 from gradcli.tfcode.expressions import ExpressionMixin
 from gradcli.tfcode.functions import FunctionMixin
+from gradcli.tfcode.keras import OBJECTS, call_object, define_class, set_attribute
 from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, Refusals, pos_of
 from gradcli.tfcode.support import (
     MAX_RANGE,
@@ -97,6 +98,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
         self.traces: set = set()  # (function, signature) pairs tf.function traced
         self.silent = 0  # > 0 inside a retraced tf.function: its gradient calls are not listed
         self.static: dict = {}  # what branches.py found in statements, by their ids
+        self.keras = None  # the Keras object model's bookkeeping (tfcode/keras), on first use
 
     # --- running ------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> None:
@@ -148,6 +150,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
         kind = type(stmt)
         if kind in (ast.Import, ast.ImportFrom):
             return self.import_(stmt, scope)
+        if kind is ast.ClassDef:
+            return define_class(self, stmt, scope)
         if kind in STATEMENTS:
             self.refuse(stmt, STATEMENTS[kind])
         if kind is ast.Expr:
@@ -245,6 +249,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
                 container[key] = value
                 return
             self.refuse(target, "assigning into a tensor (tensors are immutable in TensorFlow)")
+        if isinstance(target, ast.Attribute):  # obj.attr = value (classes, Keras layers)
+            return set_attribute(self, self.expr(target.value, scope), target.attr, value, target)
         self.refuse(target, f"assigning to {ast.unparse(target)}")
 
     def for_(self, stmt: ast.For, scope: Scope) -> None:
@@ -324,6 +330,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
             return self.call_method(func, args, kwargs, node, scope)
         if isinstance(func, Module):
             return self.call_api(func.path, args, kwargs, node, scope)
+        if isinstance(func, OBJECTS):  # a class, an instance or a bound method
+            return call_object(self, func, args, kwargs, node)
         self.refuse(node, f"calling {_describe(func)}")
 
     def session_run(self, fetches, node):
