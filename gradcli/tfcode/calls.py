@@ -23,6 +23,7 @@ from gradcli.core.problem import NONE, ZEROS, Problem
 from gradcli.runtime.errors import Pos
 from gradcli.tfcode.builtins import _opt
 from gradcli.tfcode.interpret import Interpreter
+from gradcli.tfcode.keras import source_notes
 from gradcli.tfcode.support import Refused, Stop, _flatten
 from gradcli.tfcode.tape_lowering import Lowering, _unique
 from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable
@@ -159,6 +160,7 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
             it.refuse(node, f"a gradient source that is {_kind_text(value)} ({name})")
     names = _unique([n for _, n in named])
     call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
+    call.notes += source_notes(it, sources, asts[1])  # Keras: variables a layer does not list
     seed_values = None
     if seeds is not None:
         seed_values = [

@@ -71,6 +71,15 @@ def resolve_class(path: str) -> Class | None:
     return CLASSES.get(name) if name is not None else None
 
 
+def reader_names() -> list[str]:
+    """The tf.keras.* (and tf.Module) names the reader reads, for the README's list."""
+    names = [f"tf.keras.{n}" for n in CLASSES if not n.startswith("optimizers.legacy.")]
+    names += [*TF_CLASSES, "tf.keras.Input", "tf.keras.layers.Input"]
+    names += [f"tf.keras.activations.{n}" for n in ACTIVATIONS]
+    names += [f"tf.keras.initializers.{n}" for n in initializers.NAMES]
+    return names
+
+
 def api_call(it: Interpreter, path: str, args, kwargs, node):
     """A tf.keras.* (or tf.Module, super()) call, or NOT_KERAS for any other name."""
     if path == "builtins.super":
@@ -93,6 +102,51 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
     if head in ("layers", "models", "optimizers", "losses", "activations", "initializers", ""):
         return NOT_KERAS  # a function of the table (keras.losses.mean_squared_error) or refused
     return NOT_KERAS
+
+
+def source_notes(it: Interpreter, sources, expr) -> list[str]:
+    """Notes for a gradient call whose sources are a Keras layer's variable list: the raw
+    tf.Variables set on the layer (or its sub-layers), which Keras 3 does not list."""
+    st = it.keras
+    if st is None or not isinstance(sources, list) or id(sources) not in st.listed:
+        return []
+    listed, obj, _ = st.listed[id(sources)]
+    if listed is not sources:
+        return []
+    notes = []
+    stack = [(obj, ast.unparse(expr.value) if isinstance(expr, ast.Attribute) else "layer")]
+    seen: set[int] = set()
+    while stack:
+        layer, text = stack.pop()
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        for name, _var, line in layer.layer.untracked:
+            notes.append(
+                f"{text}.{name} (a tf.Variable set on a Keras layer, line {line}) is not among "
+                f"{ast.unparse(expr)}: Keras 3 tracks only the variables add_weight makes and "
+                f"its sub-layers' ones; pass {text}.{name} to the gradient call itself (the "
+                "tape watches it), or make it with self.add_weight"
+            )
+        stack.extend(reversed(_named_layers(layer, text)))
+    return notes
+
+
+def _named_layers(obj: Instance, text: str) -> list:
+    """(sub-layer, its Python expression) for the layers held in obj's attributes."""
+    out = []
+    pending = [(v, f"{text}.{k}") for k, v in obj.attrs.items()]
+    if "layers" in obj.data:
+        pending += [(v, f"{text}.layers[{i}]") for i, v in enumerate(obj.data["layers"])]
+    while pending:
+        v, where = pending.pop(0)
+        if isinstance(v, Instance) and v.layer is not None:
+            out.append((v, where))
+        elif isinstance(v, (list, tuple)):
+            pending += [(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        elif isinstance(v, dict):
+            pending += [(x, f"{where}[{k!r}]") for k, x in v.items()]
+    return out
 
 
 # --- class statements --------------------------------------------------------------------------
@@ -145,6 +199,9 @@ def _method(it: Interpreter, cls: Class, stmt: ast.FunctionDef, scope: Scope) ->
     ):
         kind = "setter"
         decorators = decorators[1:]
+    for d in decorators:
+        if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"):
+            it.refuse(d, f"@{d.id} methods")
     wrappers = tuple(it.decorator(d, scope) for d in decorators)
     fn: PyFunction = it.make_function(stmt.name, stmt.args, stmt.body, scope, stmt)
     fn.wrappers = wrappers
@@ -172,4 +229,5 @@ __all__ = [
     "define_class",
     "get_attribute",
     "set_attribute",
+    "source_notes",
 ]

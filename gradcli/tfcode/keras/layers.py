@@ -185,7 +185,7 @@ def _variables(kind: str):
             vs = [v for v in vs if v.keras_trainable] if obj.layer.trainable else []
         elif kind == "non_trainable":
             vs = [v for v in vs if not v.keras_trainable] if obj.layer.trainable else vs
-        state(it).listed[id(vs)] = (obj, kind)
+        state(it).listed[id(vs)] = (vs, obj, kind)
         return vs
 
     return Builtin(get)

@@ -144,7 +144,8 @@ class KerasState:
     scopes: list = field(default_factory=list)  # (layer, name) name scopes entered
     logits: dict = field(default_factory=dict)  # sigmoid/softmax output node -> its logits
     methods: list = field(default_factory=list)  # (class, instance) of user methods running
-    listed: dict = field(default_factory=dict)  # id of a variables list -> (layer, what)
+    # id of a variables list a layer returned -> (the list, the layer, which list)
+    listed: dict = field(default_factory=dict)
 
     def unique(self, base: str) -> str:
         """Keras's auto-name: base, base_1, base_2 ... per base, in creation order."""
