@@ -315,13 +315,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
                 if not isinstance(a, (ast.JoinedStr, ast.Constant)):
                     self.expr(a, scope)
             return None
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                self.refuse(a, "*-unpacking in a call")
-        if any(k.arg is None for k in node.keywords):
-            self.refuse(node, "**-unpacking in a call")
-        args = [self.expr(a, scope) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value, scope) for k in node.keywords}
+        args, kwargs = self.arguments(node, scope)
         if isinstance(func, Unknown):
             raise Refused()
         if isinstance(func, PyFunction):
@@ -333,6 +327,28 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
         if isinstance(func, OBJECTS):  # a class, an instance or a bound method
             return call_object(self, func, args, kwargs, node)
         self.refuse(node, f"calling {_describe(func)}")
+
+    def arguments(self, node: ast.Call, scope: Scope) -> tuple[list, dict]:
+        """A call's positional and keyword arguments, `*list` and `**dict` unpacked."""
+        args: list = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(self.expr(a, scope))
+                continue
+            value = self.expr(a.value, scope)
+            if not isinstance(value, (list, tuple)):
+                self.refuse(a, f"*-unpacking {_describe(value)} in a call")
+            args.extend(value)
+        kwargs: dict = {}
+        for k in node.keywords:
+            value = self.expr(k.value, scope)
+            if k.arg is not None:
+                kwargs[k.arg] = value
+            elif isinstance(value, dict) and all(isinstance(key, str) for key in value):
+                kwargs.update(value)
+            else:
+                self.refuse(k.value, f"**-unpacking {_describe(value)} in a call")
+        return args, kwargs
 
     def session_run(self, fetches, node):
         """sess.run(fetches): their values (the graph is already evaluated); an initializer

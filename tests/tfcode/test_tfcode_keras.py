@@ -191,8 +191,8 @@ REFUSED = [
     ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((2, 3, 4)))", "rank-3"),
     ("d = tf.keras.layers.Dense(1, kernel_regularizer='l2')", "kernel_regularizer"),
     ("class A(tf.keras.layers.Conv2D):\n    pass", "a class deriving from tf.keras.layers.Conv2D"),
-    ("class A(tf.keras.Model):\n    def __init__(self, **kwargs):\n        pass",
-     "**kwargs"),
+    ("def f(a, /):\n    pass", "positional-only parameters"),
+    ("def f(**kw):\n    pass\nf(**[1])", "**-unpacking a list"),
     ("@tf.function\nclass A(tf.Module):\n    pass", "a class decorator"),
     ("class A(tf.Module):\n    @staticmethod\n    def f():\n        pass", "@staticmethod"),
 ]  # fmt: skip
@@ -212,3 +212,31 @@ def test_check_agrees_on_a_subclassed_model():
     res = CliRunner().invoke(cli, ["check", str(CODE / "keras_custom_layer.py")])
     assert res.exit_code == 0, res.stdout
     assert "call 0, line 57" in res.stdout and "agree" in res.stdout
+
+
+def test_keras_guide_style_paths_and_unnamed_weights():
+    # Keras printed ['mlp/hidden/variable', 'mlp/hidden/variable_1',
+    # 'mlp/sequential/dense/kernel', 'mlp/sequential/dense/bias',
+    # 'mlp/sequential/linear/variable_2', 'mlp/sequential/linear/variable_3']
+    source = (CODE / "keras_guide_subclass.py").read_text()
+    it = Interpreter("k.py", source.splitlines())
+    it.run_module(ast.parse(source))
+    assert paths(it, "model.trainable_weights") == [
+        "mlp/hidden/variable", "mlp/hidden/variable_1", "mlp/sequential/dense/kernel",
+        "mlp/sequential/dense/bias", "mlp/sequential/linear/variable_2",
+        "mlp/sequential/linear/variable_3",
+    ]  # fmt: skip
+
+
+def test_star_args_and_kwargs_bind_as_python_does():
+    it = interpret(
+        """
+        def f(a, *rest, scale=1, **options):
+            return (a, rest, scale, options)
+        out = f(1, 2, 3, scale=4, name="x", **{"b": 5})
+        args = [7, 8]
+        again = f(*args)
+        """
+    )
+    assert it.globals.vars["out"] == (1, (2, 3), 4, {"name": "x", "b": 5})
+    assert it.globals.vars["again"] == (7, (8,), 1, {})

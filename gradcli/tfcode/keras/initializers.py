@@ -81,10 +81,10 @@ def value(it, init: Initializer, shape, dtype: str, node) -> np.ndarray:
         fill = {"zeros": 0.0, "ones": 1.0}.get(kind, init.value)
         return np.full(shape, fill, dtype=dtype)
     if kind == "random_normal":
-        mean, std = init.value
+        mean, std = init.value or (0.0, 0.05)  # Keras's defaults
         return it.rng.normal(mean, std, shape).astype(dtype)
     if kind == "random_uniform":
-        low, high = init.value
+        low, high = init.value or (-0.05, 0.05)
         return it.rng.uniform(low, high, shape).astype(dtype)
     scale, mode, dist = SCALING[kind]
     fan_in, fan_out = fans(shape)

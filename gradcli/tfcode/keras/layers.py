@@ -116,8 +116,8 @@ def add_weight(it: Interpreter, obj: Instance, args, kwargs, node):
     if not isinstance(trainable, bool):
         it.refuse(node, "add_weight(trainable=...) that is not True or False")
     init = initializers.get(it, bound.get("initializer"), node, default="glorot_uniform")
-    name = bound.get("name")
-    return make_weight(it, obj, name or "variable", tuple(shape), dtype, init, trainable, node)
+    name = bound.get("name") or state(it).unique("variable")  # Keras's auto_name
+    return make_weight(it, obj, name, tuple(shape), dtype, init, trainable, node)
 
 
 def make_weight(it, obj: Instance, name: str, shape, dtype, init, trainable: bool, node):
