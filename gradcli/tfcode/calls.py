@@ -67,6 +67,7 @@ class GradientCall:
     error: dict | None = None
     notes: list[str] = field(default_factory=list)
     pos: Pos | None = None
+    paths: dict = field(default_factory=dict)  # source name -> a Keras variable's path
 
 
 def gradient_call(it: Interpreter, tape: Tape, node: ast.GradientCall, args, kwargs):
@@ -161,6 +162,7 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
     names = _unique([n for _, n in named])
     call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
     call.notes += source_notes(it, sources, asts[1])  # Keras: variables a layer does not list
+    call.paths = {n: v.path for v, n in named if getattr(v, "path", None)}
     seed_values = None
     if seeds is not None:
         seed_values = [

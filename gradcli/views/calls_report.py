@@ -17,7 +17,11 @@ def call_document(call, whole: dict | None, check: dict | None) -> dict:
         "check": check,
     }
     if whole is not None:
-        doc["gradients"] = [{"name": n, **g} for n, g in whole["gradients"].items()]
+        paths = getattr(call, "paths", {})  # Keras variables: their path (dense/kernel)
+        doc["gradients"] = [
+            {"name": n, **({"path": paths[n]} if n in paths else {}), **g}
+            for n, g in whole["gradients"].items()
+        ]
         doc["warnings"] = whole["warnings"]
     return doc
 

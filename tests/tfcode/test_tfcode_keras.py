@@ -240,3 +240,20 @@ def test_star_args_and_kwargs_bind_as_python_does():
     )
     assert it.globals.vars["out"] == (1, (2, 3), 4, {"name": "x", "b": 5})
     assert it.globals.vars["again"] == (7, (8,), 1, {})
+
+
+def test_eval_json_gives_keras_variables_their_path():
+    import json
+
+    res = CliRunner().invoke(
+        cli, ["eval", str(CODE / "keras_sequential_fixed.py"), "--format", "json"]
+    )
+    grads = json.loads(res.stdout)["calls"][0]["gradients"]
+    assert [g["name"] for g in grads][:2] == [
+        "model.trainable_variables[0]", "model.trainable_variables[1]"
+    ]  # fmt: skip
+    # Keras: sequential/dense/kernel ... (a fresh program: the first Dense is "dense")
+    assert [g["path"] for g in grads] == [
+        "sequential/dense/kernel", "sequential/dense/bias", "sequential/dense_1/kernel",
+        "sequential/dense_1/bias",
+    ]  # fmt: skip
