@@ -144,6 +144,7 @@ class KerasState:
     scopes: list = field(default_factory=list)  # (layer, name) name scopes entered
     logits: dict = field(default_factory=dict)  # sigmoid/softmax output node -> its logits
     methods: list = field(default_factory=list)  # (class, instance) of user methods running
+    training: list = field(default_factory=list)  # training= of the layer calls running
     # id of a variables list a layer returned -> (the list, the layer, which list)
     listed: dict = field(default_factory=dict)
 

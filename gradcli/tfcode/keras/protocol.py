@@ -189,18 +189,30 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
     fn, owner = obj.cls.lookup("call")
     if fn is None:
         it.refuse(node, f"calling a {obj.cls.name} that has no call method")
+    st = state(it)
+    # training=: given (not None), else the enclosing layer call's (Keras's call context),
+    # else call's own default; passed only to a call that takes it (as mask=)
+    training = kwargs.get("training")
+    if training is None and st.training:
+        training = st.training[-1]
     if isinstance(fn, PyFunction):
         params = {a.arg for a in [*fn.args.args, *fn.args.kwonlyargs]}
-        for k in ("training", "mask"):  # Keras passes these only to a call that takes them
+        for k in ("training", "mask"):
             if k in kwargs and k not in params:
                 kwargs.pop(k)
-    with scoped(it, obj):
-        if not lay.built:
-            build, bowner = obj.cls.lookup("build")
-            if args:
-                call_member(it, obj, build, bowner, [shape_of(it, args[0])], {}, node)
-            lay.built = True
-        return call_member(it, obj, fn, owner, args, kwargs, node)
+        if "training" in params and training is not None:
+            kwargs["training"] = training
+    st.training.append(training)
+    try:
+        with scoped(it, obj):
+            if not lay.built:
+                build, bowner = obj.cls.lookup("build")
+                if args:
+                    call_member(it, obj, build, bowner, [shape_of(it, args[0])], {}, node)
+                lay.built = True
+            return call_member(it, obj, fn, owner, args, kwargs, node)
+    finally:
+        st.training.pop()
 
 
 class scoped:
