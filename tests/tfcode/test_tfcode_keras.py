@@ -257,3 +257,12 @@ def test_eval_json_gives_keras_variables_their_path():
         "sequential/dense/kernel", "sequential/dense/bias", "sequential/dense_1/kernel",
         "sequential/dense_1/bias",
     ]  # fmt: skip
+
+
+def test_sequential_with_input_builds_custom_layers_at_once_with_a_none_batch():
+    # Keras printed "3 None": three trainable variables before any call, build's batch None
+    source = (CODE / "keras_sequential_custom.py").read_text()
+    it = Interpreter("k.py", source.splitlines())
+    it.run_module(ast.parse(source))
+    assert it.globals.vars["count"] == 3
+    assert it.expr(ast.parse("model.layers[0].batch", mode="eval").body, it.globals) is None

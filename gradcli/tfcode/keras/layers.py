@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras.objects import (
@@ -467,16 +469,31 @@ def _sequential_init(it: Interpreter, obj: Instance, args, kwargs, node):
 
 def _sequential_build_shapes(it: Interpreter, obj: Instance, shape, node) -> None:
     """Sequential with a known input shape builds at once (in its scope), each layer on the
-    shape the previous one gives; a layer whose output shape gradcli cannot tell without
-    calling it is built on its first call instead."""
+    shape the previous one gives (batch None, as Keras's symbolic call): Dense from its
+    units, any other layer called once on a stand-in tensor that no tape records."""
+    st = state(it)
     with scoped(it, obj):
         for layer in obj.data["layers"]:
-            if layer.cls is not DENSE:
+            if layer.cls is DENSE:
+                if not layer.layer.built:
+                    with scoped(it, layer):
+                        _dense_build(it, layer, [shape], {}, node)
+                shape = (*shape[:-1], layer.data["units"])
+                continue
+            if any(d is None for d in shape[1:]):
+                return  # built on the first call instead
+            dtype = layer.data.get("dtype", "float32")
+            stand_in = it.leaf(np.zeros((1, *shape[1:]), dtype=dtype), node)
+            st.symbolic += 1
+            it.quiet += 1
+            try:
+                out = call_object(it, layer, [stand_in], {}, node)
+            finally:
+                st.symbolic -= 1
+                it.quiet -= 1
+            if not isinstance(out, (Tensor, Variable)):
                 return
-            if not layer.layer.built:
-                with scoped(it, layer):
-                    _dense_build(it, layer, [shape], {}, node)
-            shape = (*shape[:-1], layer.data["units"])
+            shape = (None, *it.g[it.tensor_id(out, read=False)].shape[1:])
     obj.layer.built = True
 
 

@@ -145,6 +145,7 @@ class KerasState:
     logits: dict = field(default_factory=dict)  # sigmoid/softmax output node -> its logits
     methods: list = field(default_factory=list)  # (class, instance) of user methods running
     training: list = field(default_factory=list)  # training= of the layer calls running
+    symbolic: int = 0  # > 0 while a Sequential builds on a stand-in input (batch None)
     # id of a variables list a layer returned -> (the list, the layer, which list)
     listed: dict = field(default_factory=dict)
 

@@ -171,7 +171,10 @@ def shape_of(it: Interpreter, value):
     if isinstance(value, (list, tuple)):
         return [shape_of(it, v) for v in value]
     if isinstance(value, (Tensor, Variable)):
-        return tuple(it.g[it.tensor_id(value, read=False)].shape)
+        shape = tuple(it.g[it.tensor_id(value, read=False)].shape)
+        if state(it).symbolic and shape:
+            return (None, *shape[1:])  # Keras builds a Sequential symbolically
+        return shape
     return None
 
 
