@@ -54,7 +54,7 @@ READ = [
     "ops_one_hot", "keras_softmax_logits", "keras_loss_reductions", "keras_dense_options",
     "keras_custom_layer", "keras_untracked_variable", "tf_module_subclass",
     "keras_guide_subclass", "jacobian_outer_tape", "keras_training_flag",
-    "keras_sequential_custom",
+    "keras_sequential_custom", "keras_functional",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {"leaves_tape_item": "item", "leaves_tape_tolist": "tolist"}

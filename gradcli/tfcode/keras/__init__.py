@@ -15,13 +15,13 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras.functional import keras_input
 from gradcli.tfcode.keras.layers import (
     DENSE,
     LAYER,
     MODEL,
     MODULE,
     SEQUENTIAL,
-    keras_input,
 )
 from gradcli.tfcode.keras.library import (
     ACTIVATIONS,

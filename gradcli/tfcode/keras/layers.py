@@ -314,9 +314,13 @@ LAYER = Class(
 
 def _model_init(it: Interpreter, obj: Instance, args, kwargs, node):
     """keras.Model(): a subclass's super().__init__(); Model(inputs, outputs) is the
-    functional API (not read yet)."""
+    functional API (functional.py)."""
     if args or "inputs" in kwargs or "outputs" in kwargs:
-        it.refuse(node, "tf.keras.Model(inputs, outputs) (the functional API)")
+        if obj.cls is not MODEL:
+            it.refuse(node, "a Model subclass made with inputs and outputs")
+        from gradcli.tfcode.keras.functional import functional_init
+
+        return functional_init(it, obj, args, kwargs, node)
     return layer_init(it, obj, args, kwargs, node)
 
 
@@ -423,26 +427,13 @@ DENSE = Class(
         "call": Builtin(_dense_call),
     },
 )
+
+
 # --- Input and Sequential ----------------------------------------------------------------------
-INPUT = Class("KerasTensor", kind="symbolic")
-
-
-def keras_input(it: Interpreter, args, kwargs, node) -> Instance:
-    """tf.keras.Input(shape=...): a symbolic input, read as its shape (for Sequential)."""
-    shape = _opt(args, kwargs, 0, "shape")
-    batch = kwargs.get("batch_size")
-    for k in kwargs:
-        if k not in ("shape", "batch_size", "dtype", "name"):
-            it.refuse(node, f"tf.keras.Input(..., {k}=...)")
-    if not isinstance(shape, (list, tuple)) or not all(
-        isinstance(d, int) or d is None for d in shape
-    ):
-        it.refuse(node, f"tf.keras.Input(shape={_describe(shape)})")
-    return Instance(INPUT, data={"shape": (batch, *tuple(shape))})
-
-
 def is_symbolic(value) -> bool:
-    return isinstance(value, Instance) and value.cls is INPUT
+    from gradcli.tfcode.keras.functional import is_symbolic as symbolic
+
+    return symbolic(value)
 
 
 def _sequential_init(it: Interpreter, obj: Instance, args, kwargs, node):
@@ -598,4 +589,4 @@ def layer_names(obj) -> str:
     return obj.layer.name if isinstance(obj, Instance) and obj.layer else ""
 
 
-__all__ = ["DENSE", "LAYER", "MODEL", "MODULE", "SEQUENTIAL", "PyFunction", "keras_input"]
+__all__ = ["DENSE", "LAYER", "MODEL", "MODULE", "SEQUENTIAL", "PyFunction"]

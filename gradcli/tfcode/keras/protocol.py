@@ -181,10 +181,11 @@ def shape_of(it: Interpreter, value):
 def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """Keras 3's Layer.__call__: inputs cast to the compute dtype, build(input_shape) on the
     first call (in the layer's name scope), then call(...)."""
-    from gradcli.tfcode.keras.layers import is_symbolic
+    from gradcli.tfcode.keras.functional import is_symbolic, symbolic_call
+    from gradcli.tfcode.support import _flatten
 
-    if any(is_symbolic(v) for v in [*args, *kwargs.values()]):
-        it.refuse(node, "a layer called on tf.keras.Input (the functional API)")
+    if any(is_symbolic(v) for v in _flatten([args, kwargs])):
+        return symbolic_call(it, obj, args, kwargs, node)  # the functional API
     lay = obj.layer
     dtype = obj.data.get("dtype", "float32")
     args = [autocast(it, a, dtype, node) for a in args]
