@@ -16,13 +16,7 @@ from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras.functional import keras_input
-from gradcli.tfcode.keras.layers import (
-    DENSE,
-    LAYER,
-    MODEL,
-    MODULE,
-    SEQUENTIAL,
-)
+from gradcli.tfcode.keras.layers import DENSE, LAYER, MODEL
 from gradcli.tfcode.keras.library import (
     ACTIVATIONS,
     LOSS,
@@ -31,6 +25,7 @@ from gradcli.tfcode.keras.library import (
     apply_activation,
     keras_name,
 )
+from gradcli.tfcode.keras.models import MODULE, SEQUENTIAL
 from gradcli.tfcode.keras.objects import Class, Instance, KerasVariable, Property
 from gradcli.tfcode.keras.protocol import (
     _MISSING,
@@ -99,9 +94,7 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
         return initializers.construct(it, last, args, kwargs, node)
     if head == "losses" and last[:1].isupper():
         it.refuse(node, path, "the Keras loss classes read are " + ", ".join(LOSS_CLASSES))
-    if head in ("layers", "models", "optimizers", "losses", "activations", "initializers", ""):
-        return NOT_KERAS  # a function of the table (keras.losses.mean_squared_error) or refused
-    return NOT_KERAS
+    return NOT_KERAS  # a function of the table (keras.losses.mean_squared_error), or refused
 
 
 def source_notes(it: Interpreter, sources, expr) -> list[str]:

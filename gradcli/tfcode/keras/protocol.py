@@ -4,7 +4,6 @@ name scopes), for Keras's classes and the file's subclasses alike."""
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras.objects import (
@@ -235,14 +234,3 @@ class scoped:
     def __exit__(self, *exc):
         if self.entered:
             self.st.scopes.pop()
-
-
-def method_params(fn) -> list[str]:
-    """A def's parameter names (empty for built-in methods)."""
-    if isinstance(fn, PyFunction):
-        return [a.arg for a in fn.args.args]
-    return []
-
-
-def text(node) -> str:
-    return ast.unparse(node)
