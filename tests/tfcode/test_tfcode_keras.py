@@ -173,8 +173,9 @@ def test_set_weights_with_a_wrong_shape_is_kerass_value_error():
 
 def test_the_untracked_variable_is_named_in_a_note():
     program = read_program((CODE / "keras_untracked_variable.py").read_bytes(), "k.py")
-    notes = program.calls[0].notes
-    assert len(notes) == 1 and "layer.shift" in notes[0] and "line 13" in notes[0]
+    paths, notes = program.calls[0].notes
+    assert paths == "layer.trainable_variables: [0] biased/dense/kernel, [1] biased/dense/bias"
+    assert "layer.shift" in notes and "line 13" in notes
     assert program.calls[1].notes == []
 
 

@@ -98,8 +98,9 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
 
 
 def source_notes(it: Interpreter, sources, expr) -> list[str]:
-    """Notes for a gradient call whose sources are a Keras layer's variable list: the raw
-    tf.Variables set on the layer (or its sub-layers), which Keras 3 does not list."""
+    """Notes for a gradient call whose sources are a Keras layer's variable list: which
+    variable each element is (its Keras path), and the raw tf.Variables set on the layer
+    (or its sub-layers), which Keras 3 does not list."""
     st = it.keras
     if st is None or not isinstance(sources, list) or id(sources) not in st.listed:
         return []
@@ -107,6 +108,9 @@ def source_notes(it: Interpreter, sources, expr) -> list[str]:
     if listed is not sources:
         return []
     notes = []
+    if sources and expr is not None:
+        named = ", ".join(f"[{k}] {v.path}" for k, v in enumerate(sources))
+        notes.append(f"{ast.unparse(expr)}: {named}")
     stack = [(obj, ast.unparse(expr.value) if isinstance(expr, ast.Attribute) else "layer")]
     seen: set[int] = set()
     while stack:
