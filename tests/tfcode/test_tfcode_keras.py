@@ -270,3 +270,27 @@ def test_sequential_with_input_builds_custom_layers_at_once_with_a_none_batch():
     it.run_module(ast.parse(source))
     assert it.globals.vars["count"] == 3
     assert it.expr(ast.parse("model.layers[0].batch", mode="eval").body, it.globals) is None
+
+
+def test_a_layer_held_twice_or_holding_its_parent_is_walked_once():
+    # the reader's own guarantee (no endless walk), not a Keras fact: each layer counts once
+    it = interpret(
+        """
+        import tensorflow as tf
+        class Block(tf.keras.layers.Layer):
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+                self.again = [inner]
+            def call(self, x):
+                return self.inner(x)
+        inner = tf.keras.layers.Dense(1)
+        block = Block(inner)
+        inner.parent = block
+        y = block(tf.ones((1, 2)))
+        n = len(block.variables)
+        block.trainable = False
+        m = len(block.trainable_variables)
+        """
+    )
+    assert (it.globals.vars["n"], it.globals.vars["m"]) == (2, 0)

@@ -163,6 +163,8 @@ def all_variables(obj: Instance) -> list:
     order: list[Instance] = []
     while stack:  # pre-order over the layer tree, sub-layers in tracking order
         layer = stack.pop()
+        if any(layer is o for o in order):
+            continue  # a layer held twice (or by a layer it holds) counts once
         order.append(layer)
         stack.extend(reversed(sublayers(layer)))
     for layer in order:
@@ -199,9 +201,12 @@ def _trainable_set(it, obj, args, kwargs, node):
     value = args[0]
     if not isinstance(value, bool):
         it.refuse(node, "trainable = something not True or False")
-    stack = [obj]
+    stack, done = [obj], []
     while stack:
         layer = stack.pop()
+        if any(layer is d for d in done):
+            continue
+        done.append(layer)
         layer.layer.trainable = value
         for v in layer.layer.weights:
             if v.created_trainable:
