@@ -117,11 +117,12 @@ def _bn_build(it: Interpreter, obj: Instance, args, kwargs, node):
     if not isinstance(shape[axis], int):
         it.refuse(node, "BatchNormalization on an axis of unknown size")
     size = (shape[axis],)
+    dtype = d.get("dtype", "float32")
     made = [("gamma", d["scale"], True), ("beta", d["center"], True),
             ("moving_mean", True, False), ("moving_variance", True, False)]  # fmt: skip
     for name, wanted, trainable in made:
         obj.attrs[name] = (
-            make_weight(it, obj, name, size, "float32", d["inits"][name], trainable, node)
+            make_weight(it, obj, name, size, dtype, d["inits"][name], trainable, node)
             if wanted
             else None
         )
@@ -217,12 +218,12 @@ def _ln_build(it: Interpreter, obj: Instance, args, kwargs, node):
         it.refuse(node, "LayerNormalization over an axis of unknown size")
     d["param_axes"] = axes
     obj.attrs["gamma"] = (
-        make_weight(it, obj, "gamma", size, "float32", d["gamma_init"], True, node)
+        make_weight(it, obj, "gamma", size, d["dtype"], d["gamma_init"], True, node)
         if d["scale"]
         else None
     )
     obj.attrs["beta"] = (
-        make_weight(it, obj, "beta", size, "float32", d["beta_init"], True, node)
+        make_weight(it, obj, "beta", size, d["dtype"], d["beta_init"], True, node)
         if d["center"]
         else None
     )

@@ -105,8 +105,10 @@ def _rnn_init(it: Interpreter, obj: Instance, args, kwargs, node):
 
 def _rnn_build(it: Interpreter, obj: Instance, args, kwargs, node):
     shape = _opt(args, kwargs, 0, "sequences_shape")
-    if not isinstance(shape, (list, tuple)) or len(shape) != 3 or not isinstance(shape[-1], int):
+    if not isinstance(shape, (list, tuple)) or not isinstance(shape[-1], int):
         it.refuse(node, f"{obj.cls.name}.build({_describe(shape)})", "give (batch, time, dim)")
+    if len(shape) != 3:
+        it.refuse(node, f"a {obj.cls.name} layer on a rank-{len(shape)} input", "give rank 3")
     cell = obj.attrs["cell"]
     d = cell.data
     u, k, dtype = d["units"], d["gates"], d["dtype"]
