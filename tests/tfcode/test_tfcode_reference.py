@@ -61,6 +61,8 @@ READ = [
     "keras_custom_layer", "keras_untracked_variable", "tf_module_subclass",
     "keras_guide_subclass", "jacobian_outer_tape", "keras_training_flag",
     "keras_sequential_custom", "keras_functional",
+    "keras_batchnorm_training", "keras_batchnorm_options", "keras_layernorm", "keras_simple_rnn",
+    "keras_gru", "keras_lstm", "keras_rnn_unused", "keras_rnn_second_order",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {"leaves_tape_item": "item", "leaves_tape_tolist": "tolist"}
@@ -69,6 +71,11 @@ REFUSED: dict = {}
 # float32 tanh and sigmoid: TensorFlow's fast Eigen kernels, not numpy's (a deliberate
 # difference, README "Deliberate differences"): these cases compare within a relative tolerance
 RELATIVE = {"keras_activations": 2e-6}
+# the recurrent layers' float32 tanh/sigmoid (as above) and float32 reductions in another order,
+# amplified where a gradient element is a difference of larger terms (the normalisation's
+# mean subtraction, the gates' products): within 5e-7 of each tensor's largest element
+RELATIVE.update(dict.fromkeys(("keras_layernorm", "keras_simple_rnn", "keras_gru", "keras_lstm",
+                               "keras_rnn_second_order"), 5e-5))  # fmt: skip
 # the reader does not give the expected cause yet: (case, call, source) -> what is missing
 KNOWN_GAPS: dict = {}
 

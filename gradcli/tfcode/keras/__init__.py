@@ -26,6 +26,7 @@ from gradcli.tfcode.keras.library import (
     keras_name,
 )
 from gradcli.tfcode.keras.models import MODULE, SEQUENTIAL
+from gradcli.tfcode.keras.normalization import CLASSES as NORMALIZATION_CLASSES
 from gradcli.tfcode.keras.objects import Class, Instance, KerasVariable, Property
 from gradcli.tfcode.keras.protocol import (
     _MISSING,
@@ -36,6 +37,7 @@ from gradcli.tfcode.keras.protocol import (
     set_attribute,
     super_,
 )
+from gradcli.tfcode.keras.recurrent import CLASSES as RECURRENT_CLASSES
 from gradcli.tfcode.values import Module, Opaque, PyFunction
 
 if TYPE_CHECKING:  # annotations only
@@ -54,6 +56,7 @@ CLASSES = {
     **{f"losses.{n}": c for n, c in LOSS_CLASSES.items()},
     **{f"optimizers.{n}": c for n, c in OPTIMIZERS.items()},
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
+    **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
 }  # fmt: skip
 TF_CLASSES = {"tf.Module": MODULE}
 
