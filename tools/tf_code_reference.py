@@ -9,7 +9,9 @@ Run with a Python that has TensorFlow (never a dependency of gradcli or of its t
 
 Every snippet runs unmodified (its own file compiled under its real filename, so line numbers
 are the file's), in a fresh subprocess (TF1 graph mode is process-global), with TensorFlow
-instrumented: tf.GradientTape.gradient / .jacobian / .batch_jacobian record each call, and
+instrumented: tf.GradientTape.gradient / .jacobian / .batch_jacobian record each call (inside
+keras.Model.fit / train_on_batch, the first train step's tape.gradient is one "fit" call at
+the fit line, its values captured from the traced step by a tf.numpy_function), and
 tf.gradients / tf.compat.v1.gradients plus tf.compat.v1.Session.run record each session run
 that fetches gradient tensors. A call's record has the snippet line that made it, its kind,
 and the result flattened in tf.nest.flatten order (a dict's keys sorted; None kept as null).
@@ -152,10 +154,72 @@ def run_one(path: Path, values: str) -> dict:
         except ValueError:
             return str(value)
 
+    def record_fit(fit, orig, self, args, kwargs):
+        """The first train step's tape.gradient inside model.fit/train_on_batch: one "fit"
+        call at the fit line; under tf.function its gradients are symbolic, so their values
+        are captured by a tf.numpy_function that runs with the traced step."""
+        fit["done"] = True
+        rec = {"kind": "fit", "line": fit["line"], "unconnected": "none"}
+        calls.append(rec)
+        depth[0] += 1
+        try:
+            result = orig(self, *args, **kwargs)
+        except Exception as e:
+            rec.update(structure=None, result=None, raised=type(e).__name__)
+            raise
+        finally:
+            depth[0] -= 1
+        flat = tf.nest.flatten(result)
+        rec["structure"] = skeleton(result, [0])
+        rec["result"] = [None if t is None else encode(t) for t in flat]
+        live = [k for k, t in enumerate(flat) if t is not None]
+        if live and any(not hasattr(flat[k], "numpy") for k in live):
+
+            def capture(*values):
+                if not fit["captured"]:  # the first executed step only
+                    fit["captured"] = True
+                    for k, v in zip(live, values):
+                        rec["result"][k] = encode_array(np.asarray(v), flat[k].dtype.name)
+                return np.int32(0)
+
+            tf.numpy_function(capture, [flat[k] for k in live], tf.int32, stateful=True)
+        return result
+
+    fits: list[dict] = []  # model.fit/train_on_batch calls under way
+
+    def wrap_fit(orig):
+        def fit(self, *args, **kwargs):
+            line = snippet_line(sys._getframe(1))
+            if line is None or fits:
+                return orig(self, *args, **kwargs)
+            fits.append({"line": line, "done": False, "captured": False})
+            try:
+                return orig(self, *args, **kwargs)
+            except Exception as e:  # raised before the step's gradient (tracing the loss)
+                if not fits[-1]["done"]:
+                    calls.append({"kind": "fit", "line": line, "unconnected": "none",
+                                  "structure": None, "result": None, "raised": type(e).__name__,
+                                  "count": len(self.trainable_variables)})  # fmt: skip
+                raise
+            finally:
+                fits.pop()
+
+        fit.__wrapped__ = orig
+        return fit
+
+    import keras
+
+    keras.Model.fit = wrap_fit(keras.Model.fit)
+    keras.Model.train_on_batch = wrap_fit(keras.Model.train_on_batch)
+
     def wrap_tape(name, orig, pos_mode):
         def wrapper(self, *args, **kwargs):
             if depth[0]:
                 return orig(self, *args, **kwargs)
+            if fits and name == "gradient":
+                if fits[-1]["done"]:
+                    return orig(self, *args, **kwargs)
+                return record_fit(fits[-1], orig, self, args, kwargs)
             line = snippet_line(sys._getframe(1))
             mode = kwargs.get("unconnected_gradients")
             if mode is None and len(args) > pos_mode:
@@ -401,6 +465,15 @@ def literal_labels(node) -> list:
 
 def source_labels(tree: ast.AST, call: dict) -> list | None:
     """The source expression of each flattened result element, as the snippet writes it."""
+    if call["kind"] == "fit":  # the model's trainable_variables, in Keras's order
+        node = call_node(tree, "fit", call["line"]) or call_node(
+            tree, "train_on_batch", call["line"]
+        )
+        if node is None:
+            return None
+        model = ast.unparse(node.func.value)
+        count = call.pop("count") if call["result"] is None else len(call["result"])
+        return [f"{model}.trainable_variables[{k}]" for k in range(count)]
     node = call_node(tree, call["kind"], call["line"]) if call["line"] else None
     if node is None:
         return None

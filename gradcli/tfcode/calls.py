@@ -37,6 +37,7 @@ class CallKind(str, Enum):
     JACOBIAN = "jacobian"  # tape.jacobian: blocks of shape target.shape + source.shape
     BATCH_JACOBIAN = "batch_jacobian"  # tape.batch_jacobian
     TF_GRADIENTS = "tf.gradients"  # TF1's tf.gradients in graph mode
+    FIT = "fit"  # Keras's model.fit/train_on_batch: the first train step (keras/training.py)
 
     def __str__(self) -> str:
         return self.value

@@ -186,10 +186,11 @@ REFUSED = [
     ("inp = tf.keras.Input(shape=(None, 2))\nout = tf.keras.layers.Dense(1)(inp)",
      "an unknown dimension", 3),
     ("m = tf.keras.Model(1, 2)", "tf.keras.Model(inputs=a int)", 2),
-    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.compile(loss='mse')",
-     "model.compile", 3),
-    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.fit(1, 2)", "model.fit", 3),
-    ("o = tf.keras.optimizers.SGD()\no.minimize(1)", "minimize", 3),
+    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.compile(loss='huber')",
+     "compile(loss='huber')", 3),
+    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.compile(loss='mse')\n"
+     "m.fit(1, 2, sample_weight=[1])", "model.fit(..., sample_weight=...)", 4),
+    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.predict(1)", "model.predict", 3),
     ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((2, 3, 4)))", "rank-3", 3),
     ("d = tf.keras.layers.Dense(1, kernel_regularizer='l2')", "kernel_regularizer", 2),
     ("class A(tf.keras.layers.Conv2D):\n    pass", "a class deriving from tf.keras.layers.Conv2D",
@@ -313,3 +314,43 @@ def test_a_class_deriving_from_unread_code_is_opaque_from_its_line():
     program = read_program(source.encode(), "o.py")
     [call] = program.calls
     assert call.unknown is not None and call.unknown["line"] == 9
+
+
+# TensorFlow 2.21 / Keras 3.15.1's errors (type, first message line), checked with /work/tfref
+TRAINING_ERRORS = [
+    ("m = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])\n"
+     "m.fit(np.ones((2, 2)), np.ones((2, 1)), verbose=0)", 4,
+     "ValueError", "You must call `compile()` before using the model."),
+    ("m = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])\n"
+     "o = tf.keras.optimizers.SGD()\no.minimize(lambda: 1.0, m.trainable_variables)", 5,
+     "AttributeError", "'SGD' object has no attribute 'minimize'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("code", "line", "kind", "message"), TRAINING_ERRORS)
+def test_training_apis_raise_what_tensorflow_raises(code, line, kind, message):
+    source = "import numpy as np\nimport tensorflow as tf\n" + code + "\n"
+    with pytest.raises(GradcliError) as exc:  # no call to report: the error is the answer
+        read_program(source.encode(), "t.py")
+    assert exc.value.pos.line == line
+    assert exc.value.message.startswith(f"{kind}: {message}")
+
+
+def test_fit_is_one_call_on_the_first_batch():
+    # by hand: rows 0-1 of x; pred = x @ [[1], [1]] = [3, 1]; loss = mean((pred - y)^2)
+    # with y = [1, 0]: dloss/dpred = (pred - y) = [2, 1] (2/n with n = 2); dW = x^T [2, 1]
+    source = (
+        "import numpy as np\nimport tensorflow as tf\n"
+        "m = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])\n"
+        "m.set_weights([np.ones((2, 1)), np.zeros(1)])\n"
+        "m.compile(optimizer='sgd', loss='mean_squared_error')\n"
+        "x = np.array([[1.0, 2.0], [0.0, 1.0], [5.0, 5.0]])\n"
+        "y = np.array([[1.0], [0.0], [9.0]])\n"
+        "m.fit(x, y, batch_size=2, epochs=3, shuffle=False)\n"
+    )
+    program = read_program(source.encode(), "t.py")
+    (call,) = program.calls
+    assert (call.kind, call.line, call.target) == ("fit", 8, "compiled loss")
+    assert call.sources == ["m.trainable_variables[0]", "m.trainable_variables[1]"]
+    kernel, bias = call.evaluation.gradients.values()
+    assert kernel.tolist() == [[2.0], [5.0]] and bias.tolist() == [3.0]

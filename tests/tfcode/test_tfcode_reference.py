@@ -63,6 +63,8 @@ READ = [
     "keras_sequential_custom", "keras_functional",
     "keras_batchnorm_training", "keras_batchnorm_options", "keras_layernorm", "keras_simple_rnn",
     "keras_gru", "keras_lstm", "keras_rnn_unused", "keras_rnn_second_order",
+    "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
+    "keras_fit_argmax_loss",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {"leaves_tape_item": "item", "leaves_tape_tolist": "tolist"}

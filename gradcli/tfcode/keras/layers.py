@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras import initializers, training
 from gradcli.tfcode.keras.objects import (
     Builtin,
     Class,
@@ -327,9 +327,9 @@ MODEL = Class(
     {
         "__init__": Builtin(_model_init),
         "layers": Property(Builtin(_layers)),
-        "compile": _not_read("model.compile"),
-        "fit": _not_read("model.fit"),
-        "train_on_batch": _not_read("model.train_on_batch"),
+        "compile": Builtin(training.compile_),
+        "fit": Builtin(training.fit),
+        "train_on_batch": Builtin(training.train_on_batch),
         "predict": _not_read("model.predict"),
         "evaluate": _not_read("model.evaluate"),
     },

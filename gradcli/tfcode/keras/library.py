@@ -250,7 +250,16 @@ def _ignored(it, obj, args, kwargs, node):
 
 
 def _minimize(it, obj, args, kwargs, node):
-    it.refuse(node, f"{obj.cls.name}.minimize (Keras 3 optimizers have no minimize)")
+    """Keras 3 optimizers have no minimize: TensorFlow raises AttributeError there."""
+    from gradcli.tfcode.support import Raises
+
+    raise Raises(
+        "AttributeError",
+        f"'{obj.cls.name}' object has no attribute 'minimize'",
+        it.pos(node),
+        "Keras 3 optimizers have no minimize: compute the gradients with tf.GradientTape and "
+        "call optimizer.apply_gradients(zip(grads, variables))",
+    )
 
 
 OPTIMIZER = Class(
