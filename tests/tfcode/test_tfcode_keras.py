@@ -354,3 +354,25 @@ def test_fit_is_one_call_on_the_first_batch():
     assert call.sources == ["m.trainable_variables[0]", "m.trainable_variables[1]"]
     kernel, bias = call.evaluation.gradients.values()
     assert kernel.tolist() == [[2.0], [5.0]] and bias.tolist() == [3.0]
+
+
+
+def test_fit_json_reports_a_fit_call_with_tensorflows_error_and_the_cause():
+    import json
+
+    path = str(CODE / "keras_fit_numpy_loss.py")
+    res = CliRunner().invoke(cli, ["eval", path, "--format", "json"])
+    (call,) = json.loads(res.stdout)["calls"]
+    assert (call["kind"], call["line"], call["target"]) == ("fit", 17, "compiled loss")
+    # TensorFlow 2.21 raises while tracing train_step (tests/data/tf_code_reference.json)
+    assert call["error"] == {
+        "type": "AttributeError", "message": "'SymbolicTensor' object has no attribute 'numpy'"
+    }  # fmt: skip
+    assert [g["path"] for g in call["gradients"]] == [
+        "sequential/dense/kernel", "sequential/dense/bias"
+    ]  # fmt: skip
+    res = CliRunner().invoke(cli, ["explain", path, "--format", "json"])
+    pairs = json.loads(res.stdout)["pairs"]
+    assert [p["input"] for p in pairs] == call["sources"]
+    for pair in pairs:
+        assert pair["causes"][0]["kind"] == "leaves_tape" and pair["causes"][0]["line"] == 10

@@ -48,7 +48,8 @@ LOSS_NAMES = {
     "sparse_categorical_crossentropy": "SparseCategoricalCrossentropy",
 }  # fmt: skip
 COMPILE_PARAMS = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics",
-                  "run_eagerly", "steps_per_execution", "jit_compile", "auto_scale_loss")  # fmt: skip
+                  "run_eagerly", "steps_per_execution", "jit_compile",
+                  "auto_scale_loss")  # fmt: skip
 FIT_PARAMS = ("x", "y", "batch_size", "epochs", "verbose", "callbacks", "validation_split",
               "validation_data", "shuffle", "class_weight", "sample_weight", "initial_epoch",
               "steps_per_epoch", "validation_steps", "validation_batch_size",
@@ -225,4 +226,3 @@ def train_step(it: Interpreter, obj: Instance, x, y, node, notes: list):
             "explanation names each one's cause",
         )
     return None
-
