@@ -356,7 +356,6 @@ def test_fit_is_one_call_on_the_first_batch():
     assert kernel.tolist() == [[2.0], [5.0]] and bias.tolist() == [3.0]
 
 
-
 def test_fit_json_reports_a_fit_call_with_tensorflows_error_and_the_cause():
     import json
 

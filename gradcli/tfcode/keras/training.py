@@ -128,6 +128,11 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in ("class_weight", "sample_weight", "validation_data"):
         if bound.get(k) is not None:
             it.refuse(node, f"model.fit(..., {k}=...)")
+    if bound.get("y") is None:
+        it.refuse(node, "model.fit without y (a dataset or generator)", "pass x and y arrays")
+    epochs, first = bound.get("epochs", 1), bound.get("initial_epoch", 0)
+    if isinstance(epochs, int) and isinstance(first, int) and epochs <= first:
+        return None  # Keras trains no step: no gradient call
     size = bound.get("batch_size") or 32
     x, n = _rows(it, bound.get("x"), size, node)
     y, _ = _rows(it, bound.get("y"), size, node)
@@ -147,6 +152,8 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in ("class_weight", "sample_weight"):
         if bound.get(k) is not None:
             it.refuse(node, f"model.train_on_batch(..., {k}=...)")
+    if bound.get("y") is None:
+        it.refuse(node, "model.train_on_batch without y", "pass x and y arrays")
     x, _ = _rows(it, bound.get("x"), None, node)
     y, _ = _rows(it, bound.get("y"), None, node)
     return train_step(it, obj, x, y, node, [])
