@@ -159,7 +159,7 @@ def run_one(path: Path, values: str) -> dict:
         call at the fit line; under tf.function its gradients are symbolic, so their values
         are captured by a tf.numpy_function that runs with the traced step."""
         fit["done"] = True
-        rec = {"kind": "fit", "line": fit["line"], "unconnected": "none"}
+        rec = {"kind": fit["kind"], "line": fit["line"], "unconnected": "none"}
         calls.append(rec)
         depth[0] += 1
         try:
@@ -187,19 +187,20 @@ def run_one(path: Path, values: str) -> dict:
 
     fits: list[dict] = []  # model.fit/train_on_batch calls under way
 
-    def wrap_fit(orig):
+    def wrap_fit(orig, kind="fit"):
         def fit(self, *args, **kwargs):
             line = snippet_line(sys._getframe(1))
             if line is None or fits:
                 return orig(self, *args, **kwargs)
-            fits.append({"line": line, "done": False, "captured": False})
+            fits.append({"kind": kind, "line": line, "done": False, "captured": False})
             try:
                 return orig(self, *args, **kwargs)
             except Exception as e:  # raised before the step's gradient (tracing the loss)
-                if not fits[-1]["done"]:
-                    calls.append({"kind": "fit", "line": line, "unconnected": "none",
+                if not fits[-1]["done"] and kind == "fit":
+                    count = len(self.trainable_variables)
+                    calls.append({"kind": kind, "line": line, "unconnected": "none",
                                   "structure": None, "result": None, "raised": type(e).__name__,
-                                  "count": len(self.trainable_variables)})  # fmt: skip
+                                  "count": count})  # fmt: skip
                 raise
             finally:
                 fits.pop()
@@ -211,6 +212,9 @@ def run_one(path: Path, values: str) -> dict:
 
     keras.Model.fit = wrap_fit(keras.Model.fit)
     keras.Model.train_on_batch = wrap_fit(keras.Model.train_on_batch)
+    V1 = tf.compat.v1.train.Optimizer  # TF1 optimizers: eager minimize/compute_gradients
+    V1.minimize = wrap_fit(V1.minimize, "minimize")
+    V1.compute_gradients = wrap_fit(V1.compute_gradients, "compute_gradients")
 
     def wrap_tape(name, orig, pos_mode):
         def wrapper(self, *args, **kwargs):
@@ -465,6 +469,20 @@ def literal_labels(node) -> list:
 
 def source_labels(tree: ast.AST, call: dict) -> list | None:
     """The source expression of each flattened result element, as the snippet writes it."""
+    if call["kind"] in ("minimize", "compute_gradients"):  # TF1 optimizers: var_list
+        node = call_node(tree, call["kind"], call["line"])
+        if node is None:
+            return None
+        arg = next((k.value for k in node.keywords if k.arg == "var_list"), None)
+        position = 2 if call["kind"] == "minimize" else 1
+        if arg is None and len(node.args) > position:
+            arg = node.args[position]
+        if arg is None:
+            return None
+        labels = literal_labels(arg)
+        if len(labels) == 1 and call["result"] is not None and len(call["result"]) > 1:
+            labels = [f"{labels[0]}[{k}]" for k in range(len(call["result"]))]
+        return labels
     if call["kind"] == "fit":  # the model's trainable_variables, in Keras's order
         node = call_node(tree, "fit", call["line"]) or call_node(
             tree, "train_on_batch", call["line"]

@@ -38,6 +38,8 @@ class CallKind(str, Enum):
     BATCH_JACOBIAN = "batch_jacobian"  # tape.batch_jacobian
     TF_GRADIENTS = "tf.gradients"  # TF1's tf.gradients in graph mode
     FIT = "fit"  # Keras's model.fit/train_on_batch: the first train step (keras/training.py)
+    MINIMIZE = "minimize"  # TF1 optimizers, eager (keras/optimizers_v1.py)
+    COMPUTE_GRADIENTS = "compute_gradients"
 
     def __str__(self) -> str:
         return self.value

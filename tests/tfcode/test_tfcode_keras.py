@@ -375,3 +375,25 @@ def test_fit_json_reports_a_fit_call_with_tensorflows_error_and_the_cause():
     assert [p["input"] for p in pairs] == call["sources"]
     for pair in pairs:
         assert pair["causes"][0]["kind"] == "leaves_tape" and pair["causes"][0]["line"] == 10
+
+
+def test_tf1_minimize_with_no_gradient_is_tensorflows_value_error_after_the_call():
+    # TensorFlow 2.21 (checked with /work/tfref): ValueError "No gradients provided for any
+    # variable, check your graph for ops that do not support gradients, between variables
+    # [...] and loss <function ...>" at the minimize line
+    from gradcli.explain.analysis import explain_sum
+
+    source = (
+        "import tensorflow as tf\n"
+        "w = tf.Variable([1.0, -2.0])\n"
+        "opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)\n"
+        "opt.minimize(lambda: tf.cast(tf.argmax(w), tf.float32), var_list=[w])\n"
+    )
+    program = read_program(source.encode(), "t.py")
+    (call,) = program.calls
+    assert (call.kind, call.line, call.sources) == ("minimize", 4, ["w"])
+    assert program.error["type"] == "ValueError" and program.error["line"] == 4
+    assert program.error["message"].startswith("No gradients provided for any variable")
+    pairs = explain_sum(call.problem, call.problem.wrt)
+    (pair,) = pairs.values()
+    assert pair.causes[0].kind == "non_differentiable"

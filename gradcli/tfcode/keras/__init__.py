@@ -28,6 +28,7 @@ from gradcli.tfcode.keras.library import (
 from gradcli.tfcode.keras.models import MODULE, SEQUENTIAL
 from gradcli.tfcode.keras.normalization import CLASSES as NORMALIZATION_CLASSES
 from gradcli.tfcode.keras.objects import Class, Instance, KerasVariable, Property
+from gradcli.tfcode.keras.optimizers_v1 import CLASSES as OPTIMIZERS_V1
 from gradcli.tfcode.keras.protocol import (
     _MISSING,
     OBJECTS,
@@ -58,7 +59,7 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
 }  # fmt: skip
-TF_CLASSES = {"tf.Module": MODULE}
+TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 
 
 def resolve_class(path: str) -> Class | None:

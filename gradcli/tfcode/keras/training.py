@@ -178,6 +178,11 @@ def _forward(it: Interpreter, obj: Instance, compiled: dict, x, y, node, traced:
         loss = _to_dtype(it, loss, "float32", node)
         if compiled["weight"] is not None:
             loss = it.op_call("mul", [loss, float(compiled["weight"])], {}, node)
+        extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
+        if isinstance(extra, list) and extra:  # Keras: ops.sum([compiled, *losses])
+            parts = [loss, *(_to_dtype(it, v, "float32", node) for v in extra)]
+            stacked = it.call_api("tf.stack", [parts], {}, node, None)
+            loss = it.op_call("sum", [stacked], {}, node)
     finally:
         if traced:
             it.tracing.pop()

@@ -1,0 +1,118 @@
+"""TF1's optimizers (tf.compat.v1.train.*Optimizer) in eager mode: `minimize(loss_fn,
+var_list=)` and `compute_gradients(loss_fn, var_list=)` are gradient calls (kinds "minimize"
+and "compute_gradients"); `apply_gradients` is read and ignored.
+
+TensorFlow 2.21 (verified with tools/tf_code_reference.py): eager, the loss must be a
+callable (else RuntimeError "`loss` passed to Optimizer.compute_gradients should be a
+function when eager execution is enabled."); the optimizer calls it under a GradientTape that
+watches var_list, and takes tape.gradient(loss, var_list); minimize raises ValueError "No
+gradients provided for any variable, ..." when every gradient is None, and returns None.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from gradcli.core.evaluation import evaluate
+from gradcli.core.problem import NONE
+from gradcli.tfcode.keras.objects import Builtin, Class, Instance
+from gradcli.tfcode.support import Raises
+from gradcli.tfcode.values import PyFunction, Tape
+
+if TYPE_CHECKING:  # annotations only
+    from gradcli.tfcode.interpret import Interpreter
+
+NAMES = ("GradientDescentOptimizer", "AdamOptimizer", "MomentumOptimizer",
+         "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer")  # fmt: skip
+PARAMS = {
+    "minimize": ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
+                 "colocate_gradients_with_ops", "name", "grad_loss"),
+    "compute_gradients": ("loss", "var_list", "gate_gradients", "aggregation_method",
+                          "colocate_gradients_with_ops", "grad_loss"),
+}  # fmt: skip
+NOT_CALLABLE = (
+    "`loss` passed to Optimizer.compute_gradients should be a function when eager execution "
+    "is enabled."
+)
+
+
+def _gradients(method: str):
+    def run(it: Interpreter, obj: Instance, args, kwargs, node):
+        """optimizer.minimize/compute_gradients(loss_fn, var_list=...): one gradient call."""
+        from gradcli.tfcode.calls import CallKind, arg_asts, finish, lower
+
+        params = PARAMS[method]
+        bound = dict(zip(params, args))
+        for k, v in kwargs.items():
+            if k not in params:
+                it.refuse(node, f"{obj.cls.name}.{method}(..., {k}=...)")
+            bound[k] = v
+        if it.graph_mode:
+            it.refuse(node, f"TF1 graph-mode {method}", "not read yet: use tf.gradients")
+        loss, var_list = bound.get("loss"), bound.get("var_list")
+        if not isinstance(loss, PyFunction):
+            fix = "in eager mode pass the loss as a function: minimize(lambda: loss, ...)"
+            raise Raises("RuntimeError", NOT_CALLABLE, it.pos(node), fix)
+        if bound.get("grad_loss") is not None:
+            it.refuse(node, f"{method}(..., grad_loss=...)")
+        if not isinstance(var_list, (list, tuple)) or not var_list:
+            it.refuse(node, f"{method} without var_list", "give var_list=[...] of tf.Variables")
+        it.all_tapes += 1
+        tape = Tape(it.all_tapes, False, True, it.pos(node), start=len(it.g))
+        tape.label = method
+        tape.active = True
+        it.tapes.append(tape)
+        try:
+            it.tape_method(tape, "watch", [list(var_list)], {}, node)
+            value = it.call_function(loss, [], {}, node)
+        finally:
+            tape.end = len(it.g)
+            tape.end_line = node.lineno
+            tape.active = False
+            it.tapes.remove(tape)
+        asts = arg_asts(node, params)
+        source_ast = asts[params.index("var_list")]
+        target = ast.Name(id=f"{ast.unparse(asts[0]) if asts[0] is not None else 'loss'}()")
+        kind = CallKind(method)
+        call, lowered, raises = lower(
+            it, tape, node, kind, value, list(var_list), None, NONE, [target, source_ast]
+        )
+        call.evaluation = evaluate(call.problem.scratch())
+        finish(it, call, lowered, raises)
+        grads = lowered.copy_back(call.evaluation, node)
+        if method == "compute_gradients":
+            return list(zip(grads, var_list))
+        if all(g is None for g in grads):
+            raise Raises(
+                "ValueError",
+                "No gradients provided for any variable, check your graph for ops that do not "
+                "support gradients",
+                it.pos(node),
+                "every gradient is None: the call's explanation names each one's cause",
+            )
+        return None
+
+    return Builtin(run)
+
+
+def _init(it, obj, args, kwargs, node):
+    obj.data["options"] = (args, kwargs)
+    return None
+
+
+def _ignored(it, obj, args, kwargs, node):
+    return None
+
+
+OPTIMIZER_V1 = Class(
+    "Optimizer",
+    kind="optimizer_v1",
+    methods={
+        "__init__": Builtin(_init),
+        "minimize": _gradients("minimize"),
+        "compute_gradients": _gradients("compute_gradients"),
+        "apply_gradients": Builtin(_ignored),
+    },
+)
+CLASSES = {f"tf.compat.v1.train.{n}": Class(n, (OPTIMIZER_V1,)) for n in NAMES}
