@@ -1,0 +1,239 @@
+"""Derivatives of any order: the gradient graph differentiated again, one order at a time.
+
+Order 1 is the gradient of L = sum over outputs of grad_ys * output w.r.t. w1, a node of
+w1's shape. Order k+1 is built from the node g of order k (next_order) by appending a
+probe input v shaped like g and the gradient of sum(g * v) w.r.t. w(k+1), a node of
+w(k+1)'s shape. With probes v1 .. v(N-1), the order-N node holds
+
+    sum over i1..i(N-1) of v1[i1] ... v(N-1)[i(N-1)] * d^N L / dw1[i1] ... dw(N-1)[i(N-1)] dwN
+
+so evaluating it with every combination of one-hot probes gives the whole derivative
+tensor, of shape shape(w1) + ... + shape(wN): exactly what nested GradientTapes give,
+w1's tape innermost (tape_N.jacobian(... tape_2.jacobian(tape_1.gradient(L, w1), w2) ...,
+wN)). The Hessian (core/jacobian.py) is the N = 2 case with all pairs of targets.
+
+Connectivity follows the tapes: the intermediate orders are built with zero gradients as
+real nodes (TensorFlow's zeros_like), so an order is None exactly where the tape's
+gradient or jacobian of the order before is None; the last order keeps connected zeros
+symbolic, as the Hessian does.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcli.core.autodiff import gradients
+from gradcli.core.executor import resolve_conds, run
+from gradcli.core.graph import COND_OP, Graph, is_float
+from gradcli.core.jacobian import NODE_COST, Block, _one_hots, _probe
+from gradcli.core.ops import ZERO_GRAD
+from gradcli.core.problem import Problem
+from gradcli.runtime import limits
+from gradcli.runtime.errors import GradcliError, LimitError
+
+MAX_ORDER = 4
+
+
+@dataclass
+class Chain:
+    """One derivative being built: its targets in tape order (innermost first), its probes
+    and the node (or ZERO_GRAD, or None) holding the current order."""
+
+    wrt: tuple[int, ...]
+    probes: list[int]
+    node: object
+
+
+def next_order(graph: Graph, chain: Chain, x: int, last: bool) -> Chain:
+    """The order after chain's: d sum(g * v) / dx for a new probe v shaped like chain's g.
+
+    Intermediate orders turn known zeros into nodes (zeros=True) so that the next order
+    finds TensorFlow's connections; the last keeps them symbolic (ZERO_GRAD).
+    """
+    g = chain.node
+    if g is None or g is ZERO_GRAD:  # None stays None; a known zero's derivative is None
+        return Chain((*chain.wrt, x), [*chain.probes, -1], None)
+    v, s = _probe(graph, g)
+    result = gradients(graph, [s], [x], zeros=not last).results[0]
+    return Chain((*chain.wrt, x), [*chain.probes, v], result)
+
+
+def _first(problem: Problem, w1: int, last: bool) -> Chain:
+    graph = problem.graph
+    g = gradients(graph, problem.outputs, [w1], problem.seeds, zeros=not last).results[0]
+    return Chain((w1,), [], g)
+
+
+def require_float_targets(problem: Problem, targets) -> None:
+    """Every target of a derivative must be a float tensor: one clear error naming it."""
+    graph = problem.graph
+    for x in targets:
+        node = graph[x]
+        if not is_float(node.dtype):
+            raise GradcliError(
+                f"derivative needs float targets, but '{node.name}' is {node.dtype}: "
+                "integer and boolean tensors have no derivative",
+                problem.source.positions.get(node.name, node.pos),
+            )
+
+
+def _label(graph: Graph, wrt) -> str:
+    return ",".join(graph[x].name for x in wrt)
+
+
+def _check_sizes(graph: Graph, sequences: list[tuple[int, ...]]) -> None:
+    """Refuse a result over --max-elements, and passes (seed combinations) over --max-passes."""
+    lim = limits.current.max_elements
+    passes = 0
+    for wrt in sequences:
+        total = int(np.prod([graph[x].size for x in wrt], dtype=object))
+        if total > lim:
+            raise LimitError(
+                f"the derivative block for '{_label(graph, wrt)}' would have "
+                f"{limits.count(total)} elements, over the limit of {lim:,} "
+                f"{limits.advice('max_elements')}",
+                graph[wrt[0]].pos,
+            )
+        passes += int(np.prod([graph[x].size for x in wrt[:-1]], dtype=object))
+    if passes > limits.current.max_passes:
+        raise LimitError(
+            f"the derivative takes one evaluation pass per element of its first "
+            f"{len(sequences[0]) - 1} target(s) together ({limits.count(passes)} passes), "
+            f"over the limit of {limits.current.max_passes:,} {limits.advice('max_passes')}",
+            graph[sequences[0][0]].pos,
+        )
+
+
+def _check_work(graph: Graph, chain: Chain, per_pass: list[int], spent: list[int]) -> None:
+    """Refuse, before the first pass, when passes x cost per pass exceeds --max-work."""
+    nodes = graph.nodes
+    cost = 0
+    for i in per_pass:
+        node = nodes[i]
+        cost += max(node.size + sum(nodes[j].size for j in node.inputs), NODE_COST)
+    passes = int(np.prod([nodes[x].size for x in chain.wrt[:-1]], dtype=object))
+    work = passes * cost
+    limit = limits.current.max_work
+    if spent[0] + work > limit:
+        raise LimitError(
+            f"the derivative '{_label(graph, chain.wrt)}' takes {passes:,} passes of about "
+            f"{cost:,} element reads and writes each ({len(per_pass):,} nodes): "
+            f"{limits.count(spent[0] + work)} in all, over the limit of {limit:,} "
+            f"{limits.advice('max_work')}",
+            nodes[chain.wrt[0]].pos,
+        )
+    spent[0] += work
+
+
+def _refuse_probed_conds(graph: Graph, chain: Chain, needed: list[int]) -> None:
+    """A cond inside a custom gradient that branches on an upstream gradient (a probe) would
+    need one gradient graph per seed: refused past order 2 rather than guessed."""
+    probes = [v for v in chain.probes if v >= 0]
+    if not probes:
+        return
+    probed = graph.descendants(probes)
+    marked = graph.ancestors(needed)
+    for i in range(min(probes), len(marked)):
+        node = graph[i]
+        unresolved = node.op == COND_OP and node.attrs.get("taken") is None
+        if marked[i] and unresolved and probed[node.inputs[0]]:
+            raise GradcliError(
+                f"the derivative '{_label(graph, chain.wrt)}' goes through a cond in a "
+                "custom gradient that branches on its upstream gradient; gradcli "
+                "computes such derivatives up to order 2 (gradcli hessian)",
+                graph[chain.wrt[0]].pos,
+            )
+
+
+def _evaluate(graph: Graph, chain: Chain, known: dict, spent: list[int]) -> np.ndarray:
+    """The order-N node for every combination of one-hot probes, in C order of the seeds.
+
+    Nodes are evaluated when the last probe they depend on changes: what depends on no
+    probe once, what depends on v1 only once per element of w1, and so on.
+    """
+    nodes = graph.nodes
+    r = chain.node
+    probes = chain.probes
+    xnode = nodes[chain.wrt[-1]]
+    shape = tuple(s for x in chain.wrt for s in nodes[x].shape)
+    _refuse_probed_conds(graph, chain, [r])
+    resolve_conds(graph, [r], known)
+    upstream = graph.ancestors([r])
+    # the level of a node: 1 + the index of the last probe it depends on (0: none)
+    level = bytearray(len(graph))
+    for k, v in enumerate(probes):
+        for i, flag in enumerate(graph.descendants([v])):
+            if flag:
+                level[i] = k + 1
+    start = min(probes)
+    per_pass = [i for i in range(start, len(graph)) if upstream[i] and level[i]]
+    _check_work(graph, chain, per_pass, spent)
+    fixed = [i for i in range(start, len(graph)) if upstream[i] and not level[i]]
+    known.update(run(graph, fixed, known=known))
+    last = len(probes) - 1
+    layers = [[i for i in per_pass if level[i] == k + 1] for k in range(len(probes))]
+    layers[last].append(r)  # (already known when it depends on no probe)
+    seeds = [list(_one_hots(nodes[v])) for v in probes]
+    count = int(np.prod([len(s) for s in seeds], dtype=np.int64))
+    out = np.empty((count, xnode.size), xnode.dtype)
+    stack = [known]  # stack[k]: the values known once probes before k are set
+    previous = None
+    for n, combo in enumerate(itertools.product(*(range(len(s)) for s in seeds))):
+        p = 0 if previous is None else next(k for k in range(last + 1) if combo[k] != previous[k])
+        del stack[p + 1 :]
+        for k in range(p, last + 1):
+            given = {**stack[k], probes[k]: seeds[k][combo[k]]}
+            if k < last:  # keep this layer's values while the later probes vary
+                stack.append({**given, **run(graph, layers[k], known=given, keep=True)})
+            else:
+                out[n] = np.asarray(run(graph, layers[k], known=given)[r]).reshape(-1)
+        previous = combo
+    return out.reshape(shape)
+
+
+def derivative(problem: Problem, sequences: list[tuple[int, ...]]) -> list[Block]:
+    """d^N L / dw1 ... dwN for each sequence (w1 innermost, as nested tapes take them), of
+    shape shape(w1) + ... + shape(wN); L is the outputs' sum weighted by grad_ys."""
+    from gradcli.core.jacobian import require_scalar_outputs
+
+    require_scalar_outputs(problem, "derivative")
+    require_float_targets(problem, {x for seq in sequences for x in seq})
+    problem = problem.scratch()  # every order builds on a copy
+    graph = problem.graph
+    _check_sizes(graph, sequences)
+    known: dict = {}
+    resolve_conds(graph, problem.outputs, known)
+    known.update(run(graph, problem.outputs, known=known, keep=True))
+    spent = [0]  # the work of all blocks counts together
+    blocks = []
+    for seq in sequences:
+        order = len(seq)
+        chain = _first(problem, seq[0], order == 1)
+        for k in range(1, order):
+            if isinstance(chain.node, int):
+                _refuse_probed_conds(graph, chain, [chain.node])
+                resolve_conds(graph, [chain.node], known)  # conds inside custom gradients
+            chain = next_order(graph, chain, seq[k], k == order - 1)
+        blocks.append(_block(graph, chain, known, spent, problem.unconnected))
+    return blocks
+
+
+def _block(graph: Graph, chain: Chain, known: dict, spent: list[int], unconnected: str) -> Block:
+    xnode = graph[chain.wrt[-1]]
+    shape = tuple(s for x in chain.wrt for s in graph[x].shape)
+    r = chain.node
+    if r is None:
+        zeros = np.zeros(shape, xnode.dtype) if unconnected == "zero" else None
+        return Block(zeros, shape, xnode.dtype, "unconnected")
+    if r is ZERO_GRAD:
+        return Block(np.zeros(shape, xnode.dtype), shape, xnode.dtype, "connected")
+    if not chain.probes:  # order 1: the gradient itself
+        resolve_conds(graph, [r], known)
+        value = run(graph, [r], known=known)[r]
+        return Block(np.asarray(value, xnode.dtype).reshape(shape), shape, xnode.dtype,
+                     "connected")  # fmt: skip
+    value = _evaluate(graph, chain, dict(known), spent)
+    return Block(np.asarray(value, xnode.dtype), shape, xnode.dtype, "connected")
