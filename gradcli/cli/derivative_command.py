@@ -53,7 +53,7 @@ def sequence_names(wrt, order: int | None) -> tuple[list[str] | None, int]:
 def derivative_command(spec, expr, at, wrt, unconnected, order, fmt, save, lang):
     """N-th derivatives of a scalar output: of shape shape(w1) + ... + shape(wN).
 
-    Without --wrt, the pure derivative of order N of every float input; --wrt x,y,y gives
+    Without --wrt, the pure derivative of order N of every float target; --wrt x,y,y gives
     tape3.jacobian(tape2.jacobian(tape1.gradient(f, x), y), y), x's tape innermost.
     """
     from gradcli.cli.inputs import choose_format, load_problem

@@ -10,12 +10,17 @@ w(k+1)'s shape. With probes v1 .. v(N-1), the order-N node holds
 so evaluating it with every combination of one-hot probes gives the whole derivative
 tensor, of shape shape(w1) + ... + shape(wN): exactly what nested GradientTapes give,
 w1's tape innermost (tape_N.jacobian(... tape_2.jacobian(tape_1.gradient(L, w1), w2) ...,
-wN)). The Hessian (core/jacobian.py) is the N = 2 case with all pairs of targets.
+wN)). core/jacobian.py's hessian is the same construction at N = 2 (one probe, all pairs
+of targets at once); the two agree bit for bit (tests/core/test_higher_order.py).
 
 Connectivity follows the tapes: the intermediate orders are built with zero gradients as
 real nodes (TensorFlow's zeros_like), so an order is None exactly where the tape's
 gradient or jacobian of the order before is None; the last order keeps connected zeros
 symbolic, as the Hessian does.
+
+A cond inside a custom gradient that branches on its upstream gradient (a probe) cannot
+share one graph across seeds: such a derivative is built with one gradient graph per
+one-hot seed combination instead (_per_seed, as jacobian.py's _rows_per_seed).
 """
 
 from __future__ import annotations
@@ -128,9 +133,13 @@ def _check_work(graph: Graph, chain: Chain, per_pass: list[int], spent: list[int
     spent[0] += work
 
 
-def _refuse_probed_conds(graph: Graph, chain: Chain, needed: list[int]) -> None:
-    """A cond inside a custom gradient that branches on an upstream gradient (a probe) would
-    need one gradient graph per seed: refused past order 2 rather than guessed."""
+class _SeedDependent(Exception):
+    """A cond inside a custom gradient branches on an upstream gradient (a probe)."""
+
+
+def _check_probed_conds(graph: Graph, chain: Chain, needed: list[int]) -> None:
+    """Raise _SeedDependent when an unresolved cond the nodes need branches on a probe: its
+    branch differs from seed to seed, so each seed needs its own gradient graph."""
     probes = [v for v in chain.probes if v >= 0]
     if not probes:
         return
@@ -140,12 +149,7 @@ def _refuse_probed_conds(graph: Graph, chain: Chain, needed: list[int]) -> None:
         node = graph[i]
         unresolved = node.op == COND_OP and node.attrs.get("taken") is None
         if marked[i] and unresolved and probed[node.inputs[0]]:
-            raise GradcliError(
-                f"the derivative '{_label(graph, chain.wrt)}' goes through a cond in a "
-                "custom gradient that branches on its upstream gradient; gradcli "
-                "computes such derivatives up to order 2 (gradcli hessian)",
-                graph[chain.wrt[0]].pos,
-            )
+            raise _SeedDependent
 
 
 def _evaluate(graph: Graph, chain: Chain, known: dict, spent: list[int]) -> np.ndarray:
@@ -159,7 +163,7 @@ def _evaluate(graph: Graph, chain: Chain, known: dict, spent: list[int]) -> np.n
     probes = chain.probes
     xnode = nodes[chain.wrt[-1]]
     shape = tuple(s for x in chain.wrt for s in nodes[x].shape)
-    _refuse_probed_conds(graph, chain, [r])
+    _check_probed_conds(graph, chain, [r])
     resolve_conds(graph, [r], known)
     upstream = graph.ancestors([r])
     # the level of a node: 1 + the index of the last probe it depends on (0: none)
@@ -200,6 +204,8 @@ def derivative(problem: Problem, sequences: list[tuple[int, ...]]) -> list[Block
     from gradcli.core.jacobian import require_scalar_outputs
 
     require_scalar_outputs(problem, "derivative")
+    if any(not 1 <= len(seq) <= MAX_ORDER for seq in sequences):
+        raise GradcliError(f"derivatives go from order 1 to {MAX_ORDER}")
     require_float_targets(problem, {x for seq in sequences for x in seq})
     problem = problem.scratch()  # every order builds on a copy
     graph = problem.graph
@@ -210,15 +216,66 @@ def derivative(problem: Problem, sequences: list[tuple[int, ...]]) -> list[Block
     spent = [0]  # the work of all blocks counts together
     blocks = []
     for seq in sequences:
-        order = len(seq)
-        chain = _first(problem, seq[0], order == 1)
-        for k in range(1, order):
-            if isinstance(chain.node, int):
-                _refuse_probed_conds(graph, chain, [chain.node])
-                resolve_conds(graph, [chain.node], known)  # conds inside custom gradients
-            chain = next_order(graph, chain, seq[k], k == order - 1)
-        blocks.append(_block(graph, chain, known, spent, problem.unconnected))
+        try:
+            blocks.append(
+                _block(graph, _chain(problem, seq, known), known, spent, problem.unconnected)
+            )
+        except _SeedDependent:
+            blocks.append(_per_seed(problem, seq, known))
     return blocks
+
+
+def _chain(problem: Problem, seq: tuple[int, ...], known: dict) -> Chain:
+    """The order-N chain of one sequence, built order by order."""
+    graph = problem.graph
+    order = len(seq)
+    chain = _first(problem, seq[0], order == 1)
+    for k in range(1, order):
+        if isinstance(chain.node, int):
+            _check_probed_conds(graph, chain, [chain.node])
+            resolve_conds(graph, [chain.node], known)  # conds inside custom gradients
+        chain = next_order(graph, chain, seq[k], k == order - 1)
+    return chain
+
+
+def _per_seed(problem: Problem, seq: tuple[int, ...], known: dict) -> Block:
+    """The derivative with one gradient graph per one-hot seed combination (each prefix's
+    built once), for custom gradients whose conds branch on the upstream gradient."""
+    graph = problem.graph
+    nodes = graph.nodes
+    order = len(seq)
+    xnode = nodes[seq[-1]]
+    shape = tuple(s for x in seq for s in nodes[x].shape)
+    built: dict[tuple, object] = {(): _first(problem, seq[0], False).node}
+    seeds: dict[int, list] = {}
+    out = np.zeros((int(np.prod([nodes[x].size for x in seq[:-1]])), xnode.size), xnode.dtype)
+    connected = False
+    combos = itertools.product(*(range(nodes[x].size) for x in seq[:-1]))
+    for n, combo in enumerate(combos):
+        for k in range(1, order):
+            if combo[:k] in built:
+                continue
+            g = built[combo[: k - 1]]
+            if g is None:  # (intermediate orders are never ZERO_GRAD: zeros=True)
+                built[combo[:k]] = None
+                continue
+            resolve_conds(graph, [g], known)
+            if g not in seeds:
+                seeds[g] = list(_one_hots(nodes[g]))
+            last = k == order - 1
+            grads = gradients(graph, [g], [seq[k]], [seeds[g][combo[k - 1]]], zeros=not last)
+            built[combo[:k]] = grads.results[0]
+        r = built[combo]
+        if r is None:
+            continue
+        connected = True
+        if r is not ZERO_GRAD:
+            resolve_conds(graph, [r], known)
+            out[n] = np.asarray(run(graph, [r], known=known)[r]).reshape(-1)
+    if not connected:
+        zeros = np.zeros(shape, xnode.dtype) if problem.unconnected == "zero" else None
+        return Block(zeros, shape, xnode.dtype, "unconnected")
+    return Block(out.reshape(shape), shape, xnode.dtype, "connected")
 
 
 def _block(graph: Graph, chain: Chain, known: dict, spent: list[int], unconnected: str) -> Block:

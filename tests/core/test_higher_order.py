@@ -162,3 +162,26 @@ def test_a_derivative_through_a_custom_gradient(tmp_path):
     assert (block["status"], block["value"]) == ("unconnected", None)
     zero = derivative(spec("custom_relu.yaml"), "--wrt", "x,x,x", "--unconnected", "zero")
     assert zero["status"] == "unconnected" and np.array_equal(zero["value"], np.zeros((3,) * 3))
+
+
+CUSTOM_COND = """\
+inputs:
+  x: 1.5
+functions:
+  cube:
+    params: [v]
+    body: v * v * v
+    grad: "cond(dy > 0, dy * 3 * v * v, dy * v)"
+graph:
+  f: cube(x) * x
+"""
+
+
+def test_a_custom_gradient_branching_on_its_upstream_gradient(tmp_path):
+    # the cond picks its branch per seed (one gradient graph per one-hot seed): with the
+    # positive one-hot seeds f = x^4 throughout, so 4x^3, 12x^2, 24x, 24 at x = 1.5
+    path = tmp_path / "c.yaml"
+    path.write_text(CUSTOM_COND)
+    got = [derivative(str(path), "--order", str(n))["value"] for n in range(1, 5)]
+    assert got == [13.5, 27.0, 36.0, 24.0]
+    assert run_json("hessian", str(path))["hessian"]["x"]["x"]["value"] == 27.0
