@@ -119,7 +119,10 @@ def _render(node, root: bool, leaf: bool, texts) -> tuple[str, int]:
             args.append(f"{attr.name}='{node.attrs[attr.name]}'")
         elif attr.kind is AttrKind.DTYPE:
             args.append(f"'{node.dtype}'")
-        elif attr.kind is not AttrKind.BOOL and node.attrs.get(attr.name) is not None:
+        elif attr.kind is AttrKind.BOOL:  # a flag shows when it is not the default
+            if value is not None and bool(value) != bool(attr.default):
+                args.append(f"{attr.name}={_number(bool(value))}")
+        elif node.attrs.get(attr.name) is not None:
             value = node.attrs[attr.name]
             value = list(value) if isinstance(value, tuple) else value
             args.append(f"{attr.name}={value}")

@@ -344,7 +344,7 @@ class ZeroTrace:
             if routed is not None:  # None: too many pairs to list (a large conv)
                 return routed, NONZERO
         if transport is Transport.REDUCE:
-            axes = normalize_axes(op.name, attrs.get("axis"), len(shape))
+            axes = normalize_axes(op.name, attrs.get("axis", op.default("axis")), len(shape))
             kept = reduced_shape(shape, range(len(shape)) if axes is None else axes, True)
             return np.broadcast_to(up.reshape(kept), shape), NONZERO
         if transport is Transport.SCAN:

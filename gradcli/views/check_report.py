@@ -197,11 +197,11 @@ def print_tables(report: CheckReport, out, width: int) -> None:
             "disagree": "[bold red]DISAGREE[/]",
             "skipped": "[yellow]skipped[/]",
         }[c.verdict]
-        table.add_row(
-            c.name,
+        table.add_row(  # values escaped: [inf, 1.] is not markup
+            escape(c.name),
             shape_text(c.shape),
-            short(c.autodiff, width),
-            short(c.reference, width) if c.reference is not None else "-",
+            escape(short(c.autodiff, width)),
+            escape(short(c.reference, width)) if c.reference is not None else "-",
             error_number(c.max_abs_error),
             error_number(c.max_rel_error),
             verdict,

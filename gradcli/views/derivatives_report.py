@@ -90,6 +90,7 @@ def plain_row_pieces(kind: str, rows, saved: str | None = None):
 
 def print_table(kind: str, blocks: dict, headers: tuple[str, str], out) -> None:
     """One Rich table row per block: A, B, shape, value and status."""
+    from rich.markup import escape
     from rich.table import Table
 
     width = max(out.width - 40, 30)
@@ -98,8 +99,9 @@ def print_table(kind: str, blocks: dict, headers: tuple[str, str], out) -> None:
         t.add_column(col)
     for a, row in blocks.items():
         for b, blk in row.items():
-            value = pretty(blk.value, width)
+            value = escape(pretty(blk.value, width))  # [inf, 1.] is not markup
             shape = shape_text(blk.shape)
+            a, b = escape(a), escape(b)
             if blk.status == UNCONNECTED:
                 status = f"[yellow]unconnected: {UNCONNECTED_HINT}[/]"
                 t.add_row(a, b, shape, f"[yellow]{value}[/]", status)

@@ -129,7 +129,7 @@ def print_tables(ev: Evaluation, why: dict, out, checked=None) -> None:
     for col in ("output", "shape", "dtype", "value"):
         outputs.add_column(col)
     for name, v in ev.outputs.items():
-        outputs.add_row(name, shape_text(v.shape), str(v.dtype), pretty(v, width))
+        outputs.add_row(escape(name), shape_text(v.shape), str(v.dtype), escape(pretty(v, width)))
     out.print(outputs)
     grads = Table(title="gradients", title_justify="left", show_edge=False)
     for col in ("wrt", "shape", "value", "status"):
@@ -144,22 +144,22 @@ def print_tables(ev: Evaluation, why: dict, out, checked=None) -> None:
     for x in ev.problem.wrt:
         node = graph[x]
         status = ev.status[node.name]
-        value = pretty(ev.gradients[node.name], width)
+        value = escape(pretty(ev.gradients[node.name], width))  # [inf, 1.] is not markup
         pair = why.get(node.name)
         reason = escape(pair.reason) if pair and pair.reason else None
         v = ev.gradients[node.name]
         shape = shape_text(node.shape if v is None else v.shape)
         if status == UNCONNECTED:
             row = [
-                node.name,
+                escape(node.name),
                 shape,
                 f"[yellow]{value}[/]",
                 f"[yellow]unconnected: {reason or UNCONNECTED_HINT}[/]",
             ]
         elif reason:
-            row = [node.name, shape, value, f"[yellow]{status}; {reason}[/]"]
+            row = [escape(node.name), shape, value, f"[yellow]{status}; {reason}[/]"]
         else:
-            row = [node.name, shape, value, f"[green]{status}[/]"]
+            row = [escape(node.name), shape, value, f"[green]{status}[/]"]
         grads.add_row(*row, *([cells.get(node.name, "-")] if checked is not None else []))
     if ev.problem.wrt:
         out.print()

@@ -126,8 +126,10 @@ def panel(pair: Pair, problem, width: int | None = None):
     if len(pair.causes) > LISTED:
         more = len(pair.causes) - LISTED
         parts.append(Text(f"… and {more} more causes (--format json lists them all)", style="dim"))
+    from rich.markup import escape
+
     style = STYLE.get(pair.status, "yellow")
-    heading = f"[bold]{title(pair)}[/]: [{style}]{status_text(pair)}[/]"
+    heading = f"[bold]{escape(title(pair))}[/]: [{style}]{status_text(pair)}[/]"
     return Panel(Group(*parts), title=heading, title_align="left", border_style=style, width=width)
 
 
@@ -136,7 +138,9 @@ def print_report(pairs: list[Pair], problem, out) -> None:
     for pair in pairs:
         if not pair.ok:
             out.print(panel(pair, problem, block_width(out)))
-    fine = [title(p) for p in pairs if p.ok]
+    from rich.markup import escape
+
+    fine = [escape(title(p)) for p in pairs if p.ok]
     if fine:
         out.print(f"[green]connected, nonzero everywhere:[/] {', '.join(fine)}")
     if not pairs:

@@ -257,8 +257,9 @@ def block_width(out) -> int | None:
 def rule(out, title: str) -> None:
     """A heading rule across the block width (see block_width)."""
     from rich.rule import Rule
+    from rich.text import Text
 
-    out.print(Rule(title, align="left"), width=block_width(out))
+    out.print(Rule(Text(title), align="left"), width=block_width(out))  # ws[k] is not markup
 
 
 def console(stderr: bool = False):

@@ -28,6 +28,18 @@ def test_json_encodes_non_finite_numbers_as_strings():
     assert doc["gradients"]["x"]["value"] == "nan"  # -inf + inf
 
 
+@pytest.mark.parametrize("command, expr, cell", [
+    ("eval", "sum(log(x))", "[inf,  1.]"), ("check", "sum(log(x))", "[inf,  1.]"),
+    ("jacobian", "log(x)", "[[inf,  0.],"), ("hessian", "sum(-log(x))", "[[inf,  0.],"),
+])  # fmt: skip
+def test_table_cells_with_inf_and_nan_are_not_read_as_markup(command, expr, cell):
+    # Rich reads "[inf,  1.]" as a markup tag: unescaped, the cell came out empty
+    res = invoke(command, "-e", expr, "--at", "x=[0.0, 1.0]", "--format", "table")
+    assert res.code == 0, res.stderr
+    cells = [c.strip() for line in res.stdout.splitlines() for c in line.split("│")]
+    assert cell in cells, res.stdout
+
+
 def test_plain_format_lines():
     res = invoke("eval", spec("custom_relu.yaml"), "--format", "plain")
     assert res.code == 0

@@ -253,3 +253,20 @@ def test_a_tensorflow_error_after_the_calls_is_reported_after_them_with_exit_1()
     assert "leaves_tape" in error["note"]
     code, out, _ = gradcli("explain", CODE / "numpy_in_tf_function.py")
     assert code == 1 and "TensorFlow raises at line 16: AttributeError" in out
+
+
+@pytest.mark.parametrize("command", ["eval", "explain"])
+def test_table_headings_keep_brackets_in_source_names(command):
+    # Rich would read "[k]" in "gradient(y, ws[k])" as a markup tag and drop it
+    code = (
+        "import tensorflow as tf\n"
+        "ws = {'b': tf.Variable([0.0, 1.0], dtype=tf.float64)}\n"
+        "k = 'b'\n"
+        "with tf.GradientTape() as t:\n"
+        "    y = tf.reduce_sum(tf.math.log(ws[k]))\n"
+        "g = t.gradient(y, ws[k])\n"
+    )
+    status, out, _ = gradcli(command, "--lang", "tf", "-", "--format", "table", input=code)
+    assert status in (0, 1)
+    assert "call 0, line 6: gradient(y, ws[k])" in out
+    assert "dy/dws[k]" in out

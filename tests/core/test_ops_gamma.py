@@ -271,7 +271,7 @@ EXPLAINED = [
      "cummax(x) uses 3 of 6 elements of x; the other 3 get no gradient"),
     # scanned from the end: 2 then 0 hold the row's minimum (1 never does); 5, 4, 3 each do
     ("sum(cummin(x, axis=1, reverse=true))", ["x=[[1, 0, 2], [3, 4, 5]]"], "cummin",
-     "cummin(x, axis=1) uses 5 of 6 elements of x; the other 1 get no gradient"),
+     "cummin(x, axis=1, reverse=true) uses 5 of 6 elements of x; the other 1 get no gradient"),
 ]  # fmt: skip
 
 

@@ -283,8 +283,8 @@ EXPLAINED = [
      "binary_crossentropy(t, p) clips y_pred to [1e-7, 1 - 1e-7] (Keras' epsilon): p gets no "
      "gradient at 2 of 3 elements"),
     ("sum(binary_crossentropy(t, p, from_logits=true))", "[[0, 1, 0.5]]", "[[-800, 800, 0.25]]",
-     "inactive", 2, "binary_crossentropy(t, p) is saturated (sigmoid(y_pred) equals y_true) at 2 "
-     "of 3 elements: p gets no gradient"),
+     "inactive", 2, "binary_crossentropy(t, p, from_logits=true) is saturated (sigmoid(y_pred) "
+     "equals y_true) at 2 of 3 elements: p gets no gradient"),
     ("sum(sparse_categorical_crossentropy([1, 0], p)) + t", "1", "[[0, 1, 0], [0.5, 0.25, 0.25]]",
      "inactive", 3, "sparse_categorical_crossentropy([1, 0], p) clips y_pred to [1e-7, 1 - 1e-7] "
      "(Keras' epsilon): p gets no gradient at 3 of 6 elements"),

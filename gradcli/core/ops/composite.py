@@ -20,6 +20,7 @@ from gradcli.core.ops.registry import (
     ZERO_GRAD,
     Behavior,
     GradBuilder,
+    Op,
     fit,
     materialize,
     run_rule,
@@ -198,3 +199,17 @@ def _sum(b: GradBuilder, old, g):
     if old is None or old is ZERO_GRAD:
         return g
     return old if g is ZERO_GRAD else b.add(old, g)
+
+
+def composite_op(name: str, expand, infer, **facts) -> Op:
+    """A public float op defined by its expansion: forward, gradient, SymPy form and the
+    references' side of its kinks all come from expand; facts add or override fields."""
+    fields = {
+        "bind": evaluate(expand),
+        "grad_each": expansion_grad(expand),
+        "sympy": expansion_sympy(expand),
+        "at_point": expansion_at_point(expand),
+        "public": True,
+        "accepts": "float",
+    }
+    return Op(name, infer, **{**fields, **facts})

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.ops import linalg_kernels as kernels
-from gradcli.core.ops.composite import evaluate, expansion_grad, expansion_sympy
+from gradcli.core.ops.composite import composite_op, evaluate
 from gradcli.core.ops.linalg_common import (
     diag,
     diag_part,
@@ -124,16 +124,12 @@ def _logdet_expand(b, attrs, x):
 
 
 register(
-    Op(
+    composite_op(
         "logdet",
+        _logdet_expand,
         square_infer("logdet", drop=2),
-        bind=evaluate(_logdet_expand),
-        grad_each=expansion_grad(_logdet_expand),
-        sympy=expansion_sympy(_logdet_expand),
         at_point=_symmetric_at_point(lambda x: evaluate(_logdet_expand)({})(x)),
-        public=True,
         arity=1,
-        accepts="float",
         transport=OPAQUE,
         doc="tf.linalg.logdet: log det x of a symmetric positive definite x, through its "
         "Cholesky factor (nan where x is not positive definite)",

@@ -22,19 +22,13 @@ from types import SimpleNamespace
 import numpy as np
 
 from gradcli.core.ops import xent
-from gradcli.core.ops.composite import (
-    evaluate,
-    expansion_at_point,
-    expansion_grad,
-    expansion_sympy,
-)
+from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.indexing import known
 from gradcli.core.ops.infer import broadcast, fmt, need_float, normalize_axes, reduced_shape
 from gradcli.core.ops.registry import (
     KINK,
     Attr,
     AttrKind,
-    Op,
     ShapeError,
     Transport,
     register,
@@ -51,20 +45,7 @@ def keras_loss(name, expand, infer, *, attrs, doc, **facts):
     """Register a public composite loss: forward, gradient, SymPy form and the references'
     side of its kinks, all from its expansion."""
     return register(
-        Op(
-            name,
-            infer,
-            bind=evaluate(expand),
-            grad_each=expansion_grad(expand),
-            sympy=expansion_sympy(expand),
-            at_point=expansion_at_point(expand),
-            public=True,
-            arity=2,
-            attrs=attrs,
-            overflows=True,
-            doc=doc,
-            **{"accepts": "float", **facts},
-        )
+        composite_op(name, expand, infer, arity=2, attrs=attrs, overflows=True, doc=doc, **facts)
     )
 
 

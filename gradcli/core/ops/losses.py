@@ -8,7 +8,7 @@ is TensorFlow's L2Loss kernel, sum(x^2 * 0.5), with its own gradient x * g.
 
 from __future__ import annotations
 
-from gradcli.core.ops.composite import evaluate, expansion_grad, expansion_sympy
+from gradcli.core.ops.composite import composite_op, evaluate, expansion_sympy
 from gradcli.core.ops.elementwise import _x
 from gradcli.core.ops.infer import need_float
 from gradcli.core.ops.registry import Attr, AttrKind, Op, ShapeError, Transport, register
@@ -33,21 +33,9 @@ def _pair_infer(name):
     return infer
 
 
-def composite(name, expand, infer, *, attrs=(), **facts):
-    """Register a public composite op: forward, gradient and SymPy form from its expansion."""
-    return register(
-        Op(
-            name,
-            infer,
-            bind=evaluate(expand),
-            grad_each=expansion_grad(expand),
-            sympy=expansion_sympy(expand),
-            public=True,
-            attrs=attrs,
-            accepts="float",
-            **facts,
-        )
-    )
+def composite(name, expand, infer, **facts):
+    """Register a public composite op: everything from its expansion."""
+    return register(composite_op(name, expand, infer, **facts))
 
 
 # --- sigmoid_cross_entropy ------------------------------------------------------------------

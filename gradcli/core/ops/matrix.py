@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from gradcli.core.graph import DTYPES
-from gradcli.core.ops.composite import evaluate, expansion_grad, expansion_sympy
+from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.infer import fmt
 from gradcli.core.ops.registry import (
     CUT,
@@ -167,13 +167,11 @@ def _trace_route(node, j, value_of):
 
 
 register(
-    Op(
+    composite_op(
         "trace",
+        _trace_expand,
         _trace_infer,
-        bind=evaluate(_trace_expand),
-        grad_each=expansion_grad(_trace_expand),
-        sympy=expansion_sympy(_trace_expand),
-        public=True,
+        accepts="number",  # trace sums integers too
         arity=1,
         overflows=True,
         transport=Transport.ROUTE,

@@ -12,18 +12,12 @@ from __future__ import annotations
 
 import math
 
-from gradcli.core.ops.composite import (
-    evaluate,
-    expansion_at_point,
-    expansion_grad,
-    expansion_sympy,
-)
+from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.infer import need_float, normalize_axes, reduced_shape
 from gradcli.core.ops.registry import (
     KINK,
     Attr,
     AttrKind,
-    Op,
     ShapeError,
     Transport,
     register,
@@ -32,25 +26,9 @@ from gradcli.core.ops.registry import (
 EUCLIDEAN = ("euclidean", "fro", 2.0)  # the orders tf.norm computes as sqrt(sum(x * x))
 
 
-def composite(name, expand, infer, *, attrs, doc, **facts):
+def composite(name, expand, infer, **facts):
     """Register a public one-input composite: everything from its expansion."""
-    return register(
-        Op(
-            name,
-            infer,
-            bind=evaluate(expand),
-            grad_each=expansion_grad(expand),
-            sympy=expansion_sympy(expand),
-            at_point=expansion_at_point(expand),
-            public=True,
-            arity=1,
-            attrs=attrs,
-            accepts="float",
-            overflows=True,
-            doc=doc,
-            **facts,
-        )
-    )
+    return register(composite_op(name, expand, infer, arity=1, overflows=True, **facts))
 
 
 def _axes(attrs, ndim: int, name: str) -> tuple[int, ...] | None:

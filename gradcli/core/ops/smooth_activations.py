@@ -12,10 +12,10 @@ from dataclasses import replace
 import numpy as np
 
 from gradcli.core.ops import elementwise as ew
-from gradcli.core.ops.composite import evaluate, expansion_grad, expansion_sympy
+from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.elementwise import _x, unary
 from gradcli.core.ops.infer import float_unary
-from gradcli.core.ops.registry import Attr, AttrKind, Op, register
+from gradcli.core.ops.registry import Attr, AttrKind, register
 from gradcli.core.ops.sym import each_at
 
 
@@ -131,17 +131,13 @@ def _gelu_expand(b, attrs, x):
 
 
 register(
-    Op(
+    composite_op(
         "gelu",
+        _gelu_expand,
         float_unary("gelu"),
-        bind=evaluate(_gelu_expand),
-        grad_each=expansion_grad(_gelu_expand),
         elementwise=True,
-        public=True,
         arity=1,
         attrs=(Attr("approximate", AttrKind.BOOL, False),),
-        accepts="float",
-        sympy=expansion_sympy(_gelu_expand),
         overflows=True,
         doc="x * Phi(x), tf.nn.gelu (approximate=true: its tanh form)",
     )

@@ -6,9 +6,9 @@ subtraction, square and sqrt, and their gradients are its autodiff of that compo
 
 from __future__ import annotations
 
-from gradcli.core.ops.composite import evaluate, expansion_grad, expansion_sympy
+from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.infer import need_float, normalize_axes, reduced_shape
-from gradcli.core.ops.registry import Attr, AttrKind, Op, Transport, register
+from gradcli.core.ops.registry import Attr, AttrKind, Transport, register
 
 
 def _reduction_infer(name):
@@ -43,16 +43,12 @@ for _name, _expand, _tf in (
     ("std", _std_expand, "reduce_std"),
 ):
     register(
-        Op(
+        composite_op(
             _name,
+            _expand,
             _reduction_infer(_name),
-            bind=evaluate(_expand),
-            grad_each=expansion_grad(_expand),
-            sympy=expansion_sympy(_expand),
-            public=True,
             arity=1,
             attrs=(Attr("axis", AttrKind.AXES), Attr("keepdims", AttrKind.BOOL, False)),
-            accepts="float",
             transport=Transport.REDUCE,
             overflows=True,
             doc=f"tf.math.{_tf}(x, axis, keepdims)",
