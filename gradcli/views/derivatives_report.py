@@ -171,6 +171,7 @@ def write_derivative(order: int, rows, unconnected: str, fmt: str, saved: str | 
         for piece in plain_row_pieces("derivative", rows, saved):
             sys.stdout.write(piece)
         return
+    from rich.markup import escape
     from rich.table import Table
 
     out = console()
@@ -179,16 +180,15 @@ def write_derivative(order: int, rows, unconnected: str, fmt: str, saved: str | 
     for col in ("wrt (innermost tape first)", "shape", "value", "status"):
         t.add_column(col)
     for names, blk in rows:
-        value = pretty(blk.value, width)
+        value = escape(pretty(blk.value, width))  # [inf, 1.] is not markup
         shape = shape_text(blk.shape)
+        wrt = escape(", ".join(names))
         if blk.status == UNCONNECTED:
             status = f"[yellow]unconnected: {UNCONNECTED_HINT}[/]"
-            t.add_row(", ".join(names), shape, f"[yellow]{value}[/]", status)
+            t.add_row(wrt, shape, f"[yellow]{value}[/]", status)
         else:
-            t.add_row(", ".join(names), shape, value, f"[green]{blk.status}[/]")
+            t.add_row(wrt, shape, value, f"[green]{blk.status}[/]")
     out.print(t)
     if saved is not None:
-        from rich.markup import escape
-
         out.print()
         out.print(escape(f"saved to {saved}: derivative/W1/.../WN (None blocks in `none`)"))

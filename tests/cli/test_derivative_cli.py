@@ -185,3 +185,12 @@ def test_tensorflow_code_is_refused_clearly(tmp_path):
 def test_bad_options_are_exit_2(extra):
     res = invoke("derivative", "-e", "x", "--at", "x=1", *extra)
     assert res.code == 2
+
+
+def test_table_cells_with_inf_are_not_read_as_markup():
+    # Rich reads "[inf,  1.]" as a markup tag: the cell must be escaped (as hessian's)
+    res = invoke("derivative", "-e", "sum(log(x))", "--at", "x=[0.0, 1.0]", "--order", "1",
+                 "--format", "table")  # fmt: skip
+    assert res.code == 0, res.stderr
+    cells = [c.strip() for line in res.stdout.splitlines() for c in line.split("│")]
+    assert "[inf,  1.]" in cells, res.stdout
