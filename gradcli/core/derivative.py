@@ -175,8 +175,9 @@ def _evaluate(graph: Graph, chain: Chain, known: dict, spent: list[int]) -> np.n
     start = min(probes)
     per_pass = [i for i in range(start, len(graph)) if upstream[i] and level[i]]
     _check_work(graph, chain, per_pass, spent)
-    fixed = [i for i in range(start, len(graph)) if upstream[i] and not level[i]]
-    known.update(run(graph, fixed, known=known))
+    # what no probe changes (the first order's nodes too), evaluated once and kept
+    fixed = [i for i in range(len(graph)) if upstream[i] and not level[i] and i not in known]
+    known.update(run(graph, fixed, known=known, keep=True))
     last = len(probes) - 1
     layers = [[i for i in per_pass if level[i] == k + 1] for k in range(len(probes))]
     layers[last].append(r)  # (already known when it depends on no probe)
