@@ -31,9 +31,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcli.core.autodiff import gradients
+from gradcli.core.batch import batchable_seeds, run_seeds
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.graph import COND_OP, Graph, is_float
-from gradcli.core.jacobian import NODE_COST, Block, _one_hots, _probe
+from gradcli.core.jacobian import NODE_COST, Block, _one_hots, _probe, one_hot_block, seed_chunk
 from gradcli.core.ops import ZERO_GRAD
 from gradcli.core.problem import Problem
 from gradcli.runtime import limits
@@ -90,9 +91,8 @@ def _label(graph: Graph, wrt) -> str:
 
 
 def _check_sizes(graph: Graph, sequences: list[tuple[int, ...]]) -> None:
-    """Refuse a result over --max-elements, and passes (seed combinations) over --max-passes."""
+    """Refuse a derivative block over --max-elements before anything is built."""
     lim = limits.current.max_elements
-    passes = 0
     for wrt in sequences:
         total = int(np.prod([graph[x].size for x in wrt], dtype=object))
         if total > lim:
@@ -102,14 +102,21 @@ def _check_sizes(graph: Graph, sequences: list[tuple[int, ...]]) -> None:
                 f"{limits.advice('max_elements')}",
                 graph[wrt[0]].pos,
             )
-        passes += int(np.prod([graph[x].size for x in wrt[:-1]], dtype=object))
-    if passes > limits.current.max_passes:
+
+
+def _check_passes(graph: Graph, wrt: tuple[int, ...], passes: int, spent: list[int]) -> None:
+    """Bound the evaluation passes of all blocks together (spent[1] carries the earlier ones)."""
+    limit = limits.current.max_passes
+    if spent[1] + passes > limit:
+        earlier = f" (and {spent[1]:,} for the blocks before it)" if spent[1] else ""
         raise LimitError(
-            f"the derivative takes one evaluation pass per element of its first "
-            f"{len(sequences[0]) - 1} target(s) together ({limits.count(passes)} passes), "
-            f"over the limit of {limits.current.max_passes:,} {limits.advice('max_passes')}",
-            graph[sequences[0][0]].pos,
+            f"the derivative '{_label(graph, wrt)}' takes {limits.count(passes)} evaluation "
+            f"passes (one per combination of elements of its first targets, the last one's "
+            f"seeds together as far as --max-bytes allows){earlier}, over the limit of "
+            f"{limit:,} passes {limits.advice('max_passes')}",
+            graph[wrt[0]].pos,
         )
+    spent[1] += passes
 
 
 def _check_work(graph: Graph, chain: Chain, per_pass: list[int], spent: list[int]) -> None:
@@ -156,7 +163,9 @@ def _evaluate(graph: Graph, chain: Chain, known: dict, spent: list[int]) -> np.n
     """The order-N node for every combination of one-hot probes, in C order of the seeds.
 
     Nodes are evaluated when the last probe they depend on changes: what depends on no
-    probe once, what depends on v1 only once per element of w1, and so on.
+    probe once, what depends on v1 only once per element of w1, and so on; the last
+    probe's seeds go through one pass together (core/batch.py run_seeds, bit for bit a
+    pass per seed), in chunks that fit --max-bytes, as the Hessian's rows do.
     """
     nodes = graph.nodes
     r = chain.node
@@ -172,31 +181,48 @@ def _evaluate(graph: Graph, chain: Chain, known: dict, spent: list[int]) -> np.n
         for i, flag in enumerate(graph.descendants([v])):
             if flag:
                 level[i] = k + 1
-    start = min(probes)
-    per_pass = [i for i in range(start, len(graph)) if upstream[i] and level[i]]
+    last = len(probes) - 1
+    per_pass = [i for i in range(min(probes), len(graph)) if upstream[i] and level[i]]
     _check_work(graph, chain, per_pass, spent)
     # what no probe changes (the first order's nodes too), evaluated once and kept
     fixed = [i for i in range(len(graph)) if upstream[i] and not level[i] and i not in known]
     known.update(run(graph, fixed, known=known, keep=True))
-    last = len(probes) - 1
-    layers = [[i for i in per_pass if level[i] == k + 1] for k in range(len(probes))]
-    layers[last].append(r)  # (already known when it depends on no probe)
-    seeds = [list(_one_hots(nodes[v])) for v in probes]
-    count = int(np.prod([len(s) for s in seeds], dtype=np.int64))
-    out = np.empty((count, xnode.size), xnode.dtype)
+    # the nodes each probe's seeds change (the probes themselves are set, not computed)
+    layers = [
+        [i for i in per_pass if level[i] == k + 1 and i != probes[k]] for k in range(last + 1)
+    ]
+    seeds = [list(_one_hots(nodes[v])) for v in probes[:last]]
+    vlast = nodes[probes[last]]
+    chunk = seed_chunk(graph, vlast.id, layers[last], known) if vlast.size > 1 else 0
+    if not batchable_seeds(graph, layers[last]):
+        chunk = 0
+    outer = int(np.prod([len(s) for s in seeds], dtype=np.int64))
+    per_combination = -(-vlast.size // chunk) if chunk else vlast.size
+    _check_passes(graph, chain.wrt, outer * per_combination, spent)
+    out = np.empty((outer, vlast.size, xnode.size), xnode.dtype)
     stack = [known]  # stack[k]: the values known once probes before k are set
     previous = None
     for n, combo in enumerate(itertools.product(*(range(len(s)) for s in seeds))):
-        p = 0 if previous is None else next(k for k in range(last + 1) if combo[k] != previous[k])
+        p = 0 if previous is None else next(k for k in range(last) if combo[k] != previous[k])
         del stack[p + 1 :]
-        for k in range(p, last + 1):
+        for k in range(p, last):  # keep each layer's values while the later probes vary
             given = {**stack[k], probes[k]: seeds[k][combo[k]]}
-            if k < last:  # keep this layer's values while the later probes vary
-                stack.append({**given, **run(graph, layers[k], known=given, keep=True)})
-            else:
-                out[n] = np.asarray(run(graph, layers[k], known=given)[r]).reshape(-1)
+            stack.append({**given, **run(graph, layers[k], known=given, keep=True)})
+        _last_probe(graph, vlast, layers[last], r, stack[last], chunk, out[n])
         previous = combo
     return out.reshape(shape)
+
+
+def _last_probe(graph: Graph, v, order: list[int], r: int, known: dict, chunk: int, out) -> None:
+    """out[k] = r's value with the last probe v set to its k-th one-hot seed, every k."""
+    if chunk:
+        for k in range(0, v.size, chunk):
+            seeds = one_hot_block(v, k, min(k + chunk, v.size))
+            values = run_seeds(graph, v.id, seeds, order, [r], known)
+            out[k : k + len(seeds)] = values[r].reshape(len(seeds), -1)
+        return
+    for k, seed in enumerate(_one_hots(v)):
+        out[k] = np.asarray(run(graph, [r], known={**known, v.id: seed})[r]).reshape(-1)
 
 
 def derivative(problem: Problem, sequences: list[tuple[int, ...]]) -> list[Block]:
@@ -214,7 +240,7 @@ def derivative(problem: Problem, sequences: list[tuple[int, ...]]) -> list[Block
     known: dict = {}
     resolve_conds(graph, problem.outputs, known)
     known.update(run(graph, problem.outputs, known=known, keep=True))
-    spent = [0]  # the work of all blocks counts together
+    spent = [0, 0]  # the work and the passes of all blocks count together
     blocks = []
     for seq in sequences:
         try:
@@ -222,7 +248,7 @@ def derivative(problem: Problem, sequences: list[tuple[int, ...]]) -> list[Block
                 _block(graph, _chain(problem, seq, known), known, spent, problem.unconnected)
             )
         except _SeedDependent:
-            blocks.append(_per_seed(problem, seq, known))
+            blocks.append(_per_seed(problem, seq, known, spent))
     return blocks
 
 
@@ -239,7 +265,7 @@ def _chain(problem: Problem, seq: tuple[int, ...], known: dict) -> Chain:
     return chain
 
 
-def _per_seed(problem: Problem, seq: tuple[int, ...], known: dict) -> Block:
+def _per_seed(problem: Problem, seq: tuple[int, ...], known: dict, spent: list[int]) -> Block:
     """The derivative with one gradient graph per one-hot seed combination (each prefix's
     built once), for custom gradients whose conds branch on the upstream gradient."""
     graph = problem.graph
@@ -247,6 +273,7 @@ def _per_seed(problem: Problem, seq: tuple[int, ...], known: dict) -> Block:
     order = len(seq)
     xnode = nodes[seq[-1]]
     shape = tuple(s for x in seq for s in nodes[x].shape)
+    _check_passes(graph, seq, int(np.prod([nodes[x].size for x in seq[:-1]])), spent)
     built: dict[tuple, object] = {(): _first(problem, seq[0], False).node}
     seeds: dict[int, list] = {}
     out = np.zeros((int(np.prod([nodes[x].size for x in seq[:-1]])), xnode.size), xnode.dtype)

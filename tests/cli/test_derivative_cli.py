@@ -162,17 +162,20 @@ def test_non_scalar_output_is_exit_2():
 
 
 def test_over_the_limits_is_exit_2():
+    # order 4 of 30 elements: 810,000 elements; 900 combinations of the first two targets'
+    # elements, each one pass for the third's 30 seeds together
     args = ["-e", "sum(exp(x))", "--at", f"x={[0.5] * 30}", "--order", "4"]
-    msg = error("derivative", *args)  # 30^4 = 810,000 elements, 27,000 passes
-    assert "810,000" not in msg and "passes" in msg and "--max-passes" in msg
     msg = error("--max-elements", "100000", "derivative", *args)
     assert "would have 810,000 elements" in msg and "--max-elements" in msg
+    msg = error("--max-passes", "899", "derivative", *args)
+    assert "takes 900 evaluation passes" in msg and "--max-passes" in msg
+    assert invoke("--max-passes", "900", "derivative", *args).code == 0
+    # one seed per pass when --max-bytes leaves no room for two: 27,000 passes
+    msg = error("--max-bytes", "1200", "derivative", *args)
+    assert "takes 27,000 evaluation passes" in msg
     msg = error("--max-work", "1000", "derivative", "-e", "sum(exp(x))", "--at", "x=[1, 2]",
                 "--order", "3")  # fmt: skip
     assert "over the limit of 1,000" in msg and "--max-work" in msg
-    res = invoke("--max-passes", "30000", "derivative", "-e", "sum(exp(x))", "--at",
-                 f"x={[0.5] * 20}", "--order", "3", "--format", "json")  # fmt: skip
-    assert res.code == 0  # 400 passes, 8,000 elements: within the defaults
 
 
 def test_tensorflow_code_is_refused_clearly(tmp_path):
