@@ -1,9 +1,10 @@
-"""The README's list of the TensorFlow and NumPy names the reader maps to ops, from the table."""
+"""The README's list of the TensorFlow and NumPy names the reader maps to ops, from the tables."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from gradcli.tfcode.api_raw_ops import RAW
 from gradcli.tfcode.api_table import NP, TF
 
 START = "<!-- reader names: generated from gradcli/tfcode/api_table.py (api_listing.py) -->"
@@ -13,7 +14,7 @@ END = "<!-- end of reader names -->"
 def listing() -> str:
     """One line per module prefix: `tf.math.` `abs acos ...`, sorted, between the markers."""
     groups: dict[str, list[str]] = defaultdict(list)
-    for dotted in [*TF, *NP]:
+    for dotted in [*TF, *NP, *RAW]:
         prefix, _, name = dotted.rpartition(".")
         groups[prefix].append(name)
     lines = [START]
