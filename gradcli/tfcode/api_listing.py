@@ -1,4 +1,5 @@
-"""The README's list of the TensorFlow and NumPy names the reader maps to ops, from the tables."""
+"""The README's list of the TensorFlow and NumPy names the reader maps to ops, from the tables,
+and of the Keras classes and functions it reads (tfcode/keras)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ END = "<!-- end of reader names -->"
 def listing() -> str:
     """One line per module prefix: `tf.math.` `abs acos ...`, sorted, between the markers."""
     groups: dict[str, list[str]] = defaultdict(list)
-    for dotted in [*TF, *NP, *RAW]:
+    from gradcli.tfcode.keras import reader_names
+
+    for dotted in [*TF, *NP, *RAW, *reader_names()]:
         prefix, _, name = dotted.rpartition(".")
         groups[prefix].append(name)
     lines = [START]

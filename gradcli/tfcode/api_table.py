@@ -206,7 +206,7 @@ TF["tf.gather"] = TFOp(
     {"axis": ("axis", None), "batch_dims": ("batch_dims", 0)},
     ignored=("name", "validate_indices"),
 )
-# tf.one_hot is not read yet: its default dtype is float32 and gradcli's one_hot gives float64
+# tf.one_hot: the reader's own handler (tfcode/one_hot.py), for TensorFlow's float32 default
 TF["tf.math.unsorted_segment_sum"] = TFOp(
     "unsorted_segment_sum",
     ("data", "segment_ids", "num_segments", "name"),

@@ -343,6 +343,12 @@ def _numpy_function(it: Interpreter, args, kwargs, node):
     return numpy_function_call(it, args, kwargs, node)
 
 
+def _one_hot(it: Interpreter, args, kwargs, node):
+    from gradcli.tfcode.one_hot import one_hot
+
+    return one_hot(it, args, kwargs, node)
+
+
 def _while_loop(it: Interpreter, args, kwargs, node):
     from gradcli.tfcode.loops import while_loop
 
@@ -400,6 +406,7 @@ SPECIAL = {
     "tf.py_function": _py_function,
     "tf.numpy_function": _numpy_function,
     "tf.add_n": _add_n,
+    "tf.one_hot": _one_hot,
     "tf.math.add_n": _add_n,
     "tf.while_loop": _while_loop,
     "tf.compat.v1.while_loop": _while_loop,

@@ -24,6 +24,7 @@ from gradcli.core.problem import NONE, ZEROS, Problem
 from gradcli.runtime.errors import Pos
 from gradcli.tfcode.builtins import _opt
 from gradcli.tfcode.interpret import Interpreter
+from gradcli.tfcode.keras import source_notes
 from gradcli.tfcode.support import Refused, Stop, _flatten
 from gradcli.tfcode.tape_lowering import Lowering, _unique
 from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable, first_opaque
@@ -67,6 +68,7 @@ class GradientCall:
     error: dict | None = None
     notes: list[str] = field(default_factory=list)
     pos: Pos | None = None
+    paths: dict = field(default_factory=dict)  # source name -> a Keras variable's path
     # a call crossing code gradcli does not read ({"line", "what", "reason"}; opaque.py):
     # no problem, no evaluation, every source unknown beyond that line
     unknown: dict | None = None
@@ -178,6 +180,8 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
             it.refuse(node, f"a gradient source that is {_kind_text(value)} ({name})")
     names = _unique([n for _, n in named])
     call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
+    call.notes += source_notes(it, sources, asts[1])  # Keras: variables a layer does not list
+    call.paths = {n: v.path for v, n in named if getattr(v, "path", None)}
     seed_values = None
     if seeds is not None:
         seed_values = [

@@ -18,6 +18,7 @@ from gradcli.tfcode.builtins import (
     TENSOR_METHODS,
     VARIABLE_METHODS,
 )
+from gradcli.tfcode.keras import MISSING, VALUES, get_attribute
 from gradcli.tfcode.refusals import EXPRESSIONS
 from gradcli.tfcode.support import (
     Refused,
@@ -178,6 +179,10 @@ class ExpressionMixin:
             return obj.attribute(name)
         if isinstance(obj, Unknown):
             raise Refused()
+        if isinstance(obj, VALUES):  # instances, classes, Keras variables (tfcode/keras)
+            value = get_attribute(self, node, obj, name)
+            if value is not MISSING:
+                return value
         if hasattr(obj, "tf_attribute"):  # the reader's own objects (tf.TensorArray)
             return obj.tf_attribute(self, node, name)
         if isinstance(obj, Module):

@@ -66,8 +66,6 @@ class FunctionMixin:
 
     def make_function(self, name: str, args: ast.arguments, body, scope, node) -> PyFunction:
         """A def or lambda: its parameters checked, its defaults evaluated where it is defined."""
-        if args.vararg or args.kwarg:
-            self.refuse(node, "*args and **kwargs parameters")
         if args.posonlyargs:
             self.refuse(node, "positional-only parameters")
         fn = PyFunction(name, args, body, scope, self.pos(node))
@@ -153,6 +151,9 @@ class FunctionMixin:
         """The function's parameters bound to the call's arguments, as Python binds them."""
         params = [a.arg for a in fn.args.args]
         kwonly = [a.arg for a in fn.args.kwonlyargs]
+        extra_args, extra_kwargs = args[len(params) :], {}
+        if fn.args.vararg is not None:  # *args: the extra positional arguments, as a tuple
+            args = args[: len(params)]
         if len(args) > len(params):
             raise GradcliError(
                 f"TypeError: {fn.name}() takes {len(params)} positional arguments but "
@@ -161,6 +162,9 @@ class FunctionMixin:
             )
         bound = dict(zip(params, args))
         for k, v in kwargs.items():
+            if k not in params and k not in kwonly and fn.args.kwarg is not None:
+                extra_kwargs[k] = v  # **kwargs: the extra keyword arguments, as a dict
+                continue
             if k not in params and k not in kwonly:
                 raise GradcliError(
                     f"TypeError: {fn.name}() got an unexpected keyword argument '{k}'",
@@ -181,6 +185,10 @@ class FunctionMixin:
                 if fn.kw_defaults[j] is None and fn.args.kw_defaults[j] is None:
                     raise GradcliError(f"TypeError: {fn.name}() missing '{p}'", self.pos(node))
                 bound[p] = fn.kw_defaults[j]
+        if fn.args.vararg is not None:
+            bound[fn.args.vararg.arg] = tuple(extra_args)
+        if fn.args.kwarg is not None:
+            bound[fn.args.kwarg.arg] = extra_kwargs
         return bound
 
     def inline(self, fn: PyFunction, args: list, kwargs: dict, node):

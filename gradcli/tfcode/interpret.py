@@ -21,6 +21,7 @@ from gradcli.tfcode.branches import assigned_names, mark_untaken, untaken_reads
 from gradcli.tfcode.builtins import VARIABLE_METHODS, _dtype_arg
 from gradcli.tfcode.expressions import ExpressionMixin
 from gradcli.tfcode.functions import FunctionMixin
+from gradcli.tfcode.keras import OBJECTS, call_object, define_class, set_attribute
 from gradcli.tfcode.loops import LoopBreak, LoopContinue, LoopMixin
 from gradcli.tfcode.opaque import opaque_use
 from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, SYSTEM, Refusals, pos_of
@@ -99,6 +100,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.traces: set = set()  # (function, signature) pairs tf.function traced
         self.silent = 0  # > 0 inside a retraced tf.function: its gradient calls are not listed
         self.static: dict = {}  # what branches.py found in statements, by their ids
+        self.keras = None  # the Keras object model's bookkeeping (tfcode/keras), on first use
 
     # --- running ------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> None:
@@ -154,6 +156,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         kind = type(stmt)
         if kind in (ast.Import, ast.ImportFrom):
             return self.import_(stmt, scope)
+        if kind is ast.ClassDef:
+            return define_class(self, stmt, scope)
         if kind in STATEMENTS:
             self.refuse(stmt, STATEMENTS[kind])
         if kind is ast.Expr:
@@ -268,6 +272,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
                 container[key] = value
                 return
             self.refuse(target, "assigning into a tensor (tensors are immutable in TensorFlow)")
+        if isinstance(target, ast.Attribute):  # obj.attr = value (classes, Keras layers)
+            return set_attribute(self, self.expr(target.value, scope), target.attr, value, target)
         self.refuse(target, f"assigning to {ast.unparse(target)}")
 
     def with_(self, stmt: ast.With, scope: Scope) -> None:
@@ -317,13 +323,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
                 if not isinstance(a, (ast.JoinedStr, ast.Constant)):
                     self.expr(a, scope)
             return None
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                self.refuse(a, "*-unpacking in a call")
-        if any(k.arg is None for k in node.keywords):
-            self.refuse(node, "**-unpacking in a call")
-        args = [self.expr(a, scope) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value, scope) for k in node.keywords}
+        args, kwargs = self.arguments(node, scope)
         if isinstance(func, Opaque):  # code gradcli does not read: unknown from here on
             return func.called(node)
         if isinstance(func, Unknown):
@@ -337,7 +337,31 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             return self.call_method(func, args, kwargs, node, scope)
         if isinstance(func, Module):
             return self.call_api(func.path, args, kwargs, node, scope)
+        if isinstance(func, OBJECTS):  # a class, an instance or a bound method
+            return call_object(self, func, args, kwargs, node)
         self.refuse(node, f"calling {_describe(func)}")
+
+    def arguments(self, node: ast.Call, scope: Scope) -> tuple[list, dict]:
+        """A call's positional and keyword arguments, `*list` and `**dict` unpacked."""
+        args: list = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(self.expr(a, scope))
+                continue
+            value = self.expr(a.value, scope)
+            if not isinstance(value, (list, tuple)):
+                self.refuse(a, f"*-unpacking {_describe(value)} in a call")
+            args.extend(value)
+        kwargs: dict = {}
+        for k in node.keywords:
+            value = self.expr(k.value, scope)
+            if k.arg is not None:
+                kwargs[k.arg] = value
+            elif isinstance(value, dict) and all(isinstance(key, str) for key in value):
+                kwargs.update(value)
+            else:
+                self.refuse(k.value, f"**-unpacking {_describe(value)} in a call")
+        return args, kwargs
 
     def session_run(self, fetches, node):
         """sess.run(fetches): their values (the graph is already evaluated); an initializer

@@ -5,7 +5,10 @@ each block, of TensorFlow's shape target.shape + source.shape (batch_jacobian: t
 axis once, then the target's and the source's other axes), None for an unconnected source
 (zeros with unconnected_gradients=ZERO). The call's evaluation holds those blocks as its
 gradients; the sum's gradient stays in its `grads`, which explain reads (a block is None
-exactly when that gradient is). The results come back into the program as constants.
+exactly when that gradient is). The results come back into the program as constants,
+unless another tape is recording: then tape.jacobian's blocks are built from one gradient
+per target element (seeded with that element's one-hot), copied back into the program
+graph and stacked, so the outer tape differentiates them as TensorFlow's does.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from gradcli.tfcode.calls import (
 from gradcli.tfcode.values import Tensor, Variable, first_opaque
 
 OPTIONS = ("unconnected_gradients", "parallel_iterations", "experimental_use_pfor")
+MAX_ROWS = 256  # target elements differentiated one by one for an outer tape
 CONSTANT_NOTE = (
     "the result of tape.{kind} (line {line}) is a constant to gradcli's later gradient calls: "
     "TensorFlow's outer tapes differentiate it, gradcli does not yet"
@@ -69,6 +73,10 @@ def jacobian_call(it, tape, node, args, kwargs, batch: bool):
         ev.status[name] = CONNECTED if block.status == "connected" else UNCONNECTED
     call.evaluation = ev
     finish(it, call, lowered, raises)
+    outer = any(t is not tape and t.active for t in it.tapes)
+    size = int(np.prod(it.g[it.tensor_id(target, read=False)].shape))
+    if outer and not batch and size <= MAX_ROWS:
+        return _differentiable(it, tape, node, target, sources, mode, asts, call)
     results = []
     for name in call.sources:
         value = ev.gradients[name]
@@ -78,6 +86,37 @@ def jacobian_call(it, tape, node, args, kwargs, batch: bool):
         leaf = it.leaf(np.asarray(value), node)
         it.notes[leaf.id] = (None, CONSTANT_NOTE.format(kind=kind.value, line=node.lineno))
         results.append(leaf)
+    return rebuild(sources, iter(results))
+
+
+def _differentiable(it, tape, node, target, sources, mode, asts, call):
+    """The Jacobian as program nodes: row i is the gradient of target element i (its
+    one-hot seed), put back into the program graph; the rows stacked and reshaped to
+    target.shape + source.shape, so outer tapes see through them."""
+    shape = tuple(it.g[it.tensor_id(target, read=False)].shape)
+    dtype = it.g[it.tensor_id(target, read=False)].dtype
+    size = int(np.prod(shape))
+    rows: list[list] = []
+    for i in range(size):
+        seed = np.zeros(size, dtype=dtype)
+        seed[i] = 1
+        row_call, lowered, _ = lower(
+            it, tape, node, CallKind.GRADIENT, target, sources, seed.reshape(shape), mode, asts
+        )
+        ev = evaluate(row_call.problem.scratch())
+        rows.append(lowered.copy_back(ev, node))
+    results = []
+    for j, name in enumerate(call.sources):
+        if call.evaluation.gradients[name] is None:
+            results.append(None)
+            continue
+        parts = [row[j] for row in rows]
+        x_shape = tuple(it.g[parts[0].id].shape)
+        if not parts:
+            results.append(it.leaf(np.zeros(shape + x_shape, dtype), node))
+            continue
+        stacked = it.op_call("stack", parts, {"axis": 0}, node)
+        results.append(it.op_call("reshape", [stacked], {"shape": [*shape, *x_shape]}, node))
     return rebuild(sources, iter(results))
 
 

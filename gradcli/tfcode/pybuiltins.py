@@ -90,4 +90,4 @@ PYTHON_BUILTINS = {
     "builtins.zip": lambda it, a, k, n: list(zip(*a)),
     "builtins.enumerate": lambda it, a, k, n: list(enumerate(*a)),
 }
-BUILTINS = {"print", *(name.split(".", 1)[1] for name in PYTHON_BUILTINS)}
+BUILTINS = {"print", "super", *(name.split(".", 1)[1] for name in PYTHON_BUILTINS)}

@@ -105,5 +105,18 @@ def scan(tree: ast.Module, refusals: Refusals) -> None:
                 )
         elif isinstance(node, ast.Name) and node.id in RUNS_CODE:
             refusals.add(node, f"{node.id} would run code or touch files; it is refused")
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
+        elif (
+            isinstance(node, ast.Attribute) and node.attr.startswith("__") and not _super_init(node)
+        ):
             refusals.add(node, f"the attribute {node.attr} {SUFFIX}")
+
+
+def _super_init(node: ast.Attribute) -> bool:
+    """super().__init__: the one dunder attribute read (a class's base initialiser)."""
+    value = node.value
+    return (
+        node.attr == "__init__"
+        and isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "super"
+    )

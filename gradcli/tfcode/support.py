@@ -145,6 +145,8 @@ def _describe(v) -> str:
         return v.path
     if isinstance(v, PyFunction):
         return f"the function {v.name}"
+    if hasattr(v, "cls") and hasattr(v.cls, "name"):  # an instance (tfcode/keras)
+        return f"a {v.cls.name} object"
     if v is None:
         return "None"
     return f"a {type(v).__name__}"

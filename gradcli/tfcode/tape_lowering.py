@@ -165,10 +165,10 @@ class Lowering:
         entry, pos = name, self.it.g[i].pos
         if isinstance(value, Variable):
             if not value.trainable:
-                why = (
-                    f"{name} is a tf.Variable with trainable=False (line {line}): the tape does "
-                    "not watch it"
-                )
+                made = "a tf.Variable with trainable=False"
+                if getattr(value, "path", None):  # a Keras weight (tfcode/keras)
+                    made = f"the Keras weight {value.path}, made with trainable=False"
+                why = f"{name} is {made} (line {line}): the tape does not watch it"
                 fix = f"make it trainable or call tape.watch({name})"
             elif not tape.watch_accessed:
                 why = (f"the tape (line {tape.pos.line}) has watch_accessed_variables=False and "

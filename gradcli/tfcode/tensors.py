@@ -16,6 +16,7 @@ from gradcli.core.ops.registry import ShapeError
 from gradcli.core.ops.tape import TapeCause
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
+from gradcli.tfcode import keras
 from gradcli.tfcode.builtins import LEAVE_FIX, SPECIAL
 from gradcli.tfcode.support import (
     DTYPE_NAMES,
@@ -52,6 +53,9 @@ class TensorMixin:
         handler = SPECIAL.get(path)
         if handler is not None:
             return handler(self, args, kwargs, node)
+        result = keras.api_call(self, path, args, kwargs, node)
+        if result is not keras.NOT_KERAS:
+            return result
         row = api.lookup(path)
         if row is not None:
             return self.table_call(path, row, args, kwargs, node)

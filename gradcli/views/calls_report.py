@@ -18,7 +18,11 @@ def call_document(call, whole: dict | None, check: dict | None) -> dict:
         "unknown": getattr(call, "unknown", None),
     }
     if whole is not None:
-        doc["gradients"] = [{"name": n, **g} for n, g in whole["gradients"].items()]
+        paths = getattr(call, "paths", {})  # Keras variables: their path (dense/kernel)
+        doc["gradients"] = [
+            {"name": n, **({"path": paths[n]} if n in paths else {}), **g}
+            for n, g in whole["gradients"].items()
+        ]
         doc["warnings"] = whole["warnings"]
     elif doc["unknown"] is not None:  # the call crosses code gradcli does not read
         doc["gradients"] = [unknown_gradient(n, doc["unknown"]) for n in call.sources]

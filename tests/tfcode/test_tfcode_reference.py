@@ -55,24 +55,21 @@ READ = [
     "unconnected_zero_enum", "unconnected_zero_string", "untaken_branch_cond",
     "variable_rebound_before_tape", "variable_rebound_in_tape", "watch_accessed_false",
     "watch_accessed_false_explicit", "watch_after_computation", "watch_constant",
+    "keras_activations", "keras_dense_fixed", "keras_frozen_layer", "keras_losses_binary",
+    "keras_losses_categorical", "keras_losses_regression", "keras_losses_sparse_categorical",
+    "keras_random_init", "keras_sequential_fixed", "keras_unused_head", "seed_002_1",
+    "ops_one_hot", "keras_softmax_logits", "keras_loss_reductions", "keras_dense_options",
+    "keras_custom_layer", "keras_untracked_variable", "tf_module_subclass",
+    "keras_guide_subclass", "jacobian_outer_tape", "keras_training_flag",
+    "keras_sequential_custom", "keras_functional",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {"leaves_tape_item": "item", "leaves_tape_tolist": "tolist"}
 # refused for now, with the construct the error must name
-REFUSED = {
-    "keras_activations": "tf.keras.activations",
-    "keras_dense_fixed": "tf.keras.layers.Dense",
-    "keras_frozen_layer": "tf.keras.layers.Dense",
-    "keras_losses_binary": "tf.keras.losses.BinaryCrossentropy",
-    "keras_losses_categorical": "tf.keras.losses.CategoricalCrossentropy",
-    "keras_losses_regression": "tf.keras.losses.MeanSquaredError",
-    "keras_losses_sparse_categorical": "tf.keras.losses.SparseCategoricalCrossentropy",
-    "keras_random_init": "tf.keras.Input",
-    "keras_sequential_fixed": "tf.keras.Input",
-    "keras_unused_head": "a class definition",
-    "seed_002_1": "tf.keras.layers.Dense",
-    "ops_one_hot": "tf.one_hot",
-}
+REFUSED: dict = {}
+# float32 tanh and sigmoid: TensorFlow's fast Eigen kernels, not numpy's (a deliberate
+# difference, README "Deliberate differences"): these cases compare within a relative tolerance
+RELATIVE = {"keras_activations": 2e-6}
 # the reader does not give the expected cause yet: (case, call, source) -> what is missing
 KNOWN_GAPS: dict = {}
 
@@ -96,7 +93,7 @@ def decode(enc: dict) -> np.ndarray:
     return np.array(flat, dtype=dtype).reshape(enc["shape"])
 
 
-def agree(got, want: dict | None, exact: bool) -> str | None:
+def agree(got, want: dict | None, exact: bool, rel: float = 0.0) -> str | None:
     if want is None or got is None:
         return None if want is None and got is None else f"TF {want}, gradcli {got}"
     got = np.asarray(got)
@@ -110,6 +107,7 @@ def agree(got, want: dict | None, exact: bool) -> str | None:
     if not np.array_equal(np.isnan(got), np.isnan(w)) or not np.array_equal(got == 0, w == 0):
         return f"{got.tolist()} != {w.tolist()}"
     scale = np.spacing(np.maximum(np.abs(w), np.finfo(w.dtype).tiny)) * ULPS
+    scale = np.maximum(scale, rel * np.abs(w))
     ok = np.isnan(w) | (got == w) | (np.abs(got.astype(float) - w) <= scale)
     return None if np.all(ok) else f"{got.tolist()} != {w.tolist()}"
 
@@ -132,7 +130,7 @@ def test_gradients_are_tensorflows(case_id):
         assert len(got) == len(ref["result"]), k
         for name, g, want in zip(call.sources, got, ref["result"]):
             exact = case["values"] == "exact" and not (want or {}).get("symbolic")
-            problem = agree(g, want, exact)
+            problem = agree(g, want, exact, RELATIVE.get(case_id, 0.0))
             assert problem is None, f"call {k} source {name}: {problem}"
     raised_at_call = any(ref["result"] is None for ref in case["calls"])
     if "error" in case and not raised_at_call:  # TensorFlow raised outside a gradient call
