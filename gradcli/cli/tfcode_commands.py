@@ -45,7 +45,7 @@ def load_program(spec, expr, at, wrt, unconnected, weights=None, **unsupported):
     data, label = read_spec_bytes(spec)
     if weights is None:
         return read_program(data, label)
-    from gradcli.tfcode.weights import Weights
+    from gradcli.cli.weights import Weights
 
     return read_program(data, label, Weights(weights))
 

@@ -29,7 +29,7 @@ class Program:
 
 
 def read_program(data: bytes, file: str, weights=None) -> Program:
-    """Read a TensorFlow program (Keras variables from `weights`, a tfcode.weights.Weights,
+    """Read a TensorFlow program (Keras variables from `weights`, a cli.weights.Weights,
     where it has their paths); raises one GradcliError listing every refused construct."""
     from gradcli.tfcode.interpret import Interpreter
 

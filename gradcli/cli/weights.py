@@ -5,7 +5,8 @@ Keys are the paths Keras gives variables (`dense/kernel`, `sequential/dense_1/bi
 saved with numpy.savez writes them. A variable whose path is a key starts from that array
 (cast to the variable's dtype, as Keras's assign casts) instead of gradcli's seeded
 initializer; later `set_weights`/`assign` calls in the program still apply. The archive is
-read with gradcli's .npz reader (spec/array_files.py: never unpickled, sized first).
+read with gradcli's .npz reader (spec/array_files.py: never unpickled, sized first). The
+reader (tfcode) only calls value() and check_all_used(), so it needs no file reader of its own.
 A key whose shape differs from its variable's, or that names no variable of the program,
 is an error naming the key (and both shapes).
 """
