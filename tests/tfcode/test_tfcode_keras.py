@@ -397,3 +397,9 @@ def test_tf1_minimize_with_no_gradient_is_tensorflows_value_error_after_the_call
     pairs = explain_sum(call.problem, call.problem.wrt)
     (pair,) = pairs.values()
     assert pair.causes[0].kind == "non_differentiable"
+
+
+def test_check_agrees_on_a_fit_call():
+    res = CliRunner().invoke(cli, ["check", str(CODE / "keras_fit_custom_loss.py")])
+    assert res.exit_code == 0, res.output
+    assert "check ok: 4 gradients agree" in res.output
