@@ -46,6 +46,69 @@ def chain_tape(n: int) -> tuple[float, float]:
     return values[-1], adj[0]
 
 
+# --- the chain's stages, each as the least pure Python could do it ------------------------------
+# (benchmarks/run.py's chain stage rows: gradcli's reading, lowering, gradient construction
+# and execution of the chain spec, each against one of these on the same spec text)
+def chain_yaml(text: str):
+    """YAML: PyYAML's C loader, the whole document to Python objects."""
+    import yaml
+
+    return yaml.load(text, Loader=yaml.CSafeLoader)
+
+
+def chain_parse(exprs: list[str]) -> list:
+    """Parsing: Python's own parser (C) on every graph expression."""
+    import ast
+
+    return [ast.parse(e, mode="eval").body for e in exprs]
+
+
+def chain_lower(inputs: dict, entries: list[tuple[str, object]]) -> list[tuple]:
+    """Lowering: Python ASTs to tape records (op, input ids, constant), names resolved."""
+    import ast
+
+    ids = {name: k for k, name in enumerate(inputs)}
+    records: list[tuple] = [("input", (), float(v)) for v in inputs.values()]
+    for name, tree in entries:
+        if type(tree) is ast.Call:
+            rec = (tree.func.id, (ids[tree.args[0].id],), 0.0)
+        else:
+            op = "mul" if type(tree.op) is ast.Mult else "sub"
+            rec = (op, (ids[tree.left.id],), float(tree.right.value))
+        ids[name] = len(records)
+        records.append(rec)
+    return records
+
+
+def chain_grad_records(records: list[tuple]) -> list[tuple]:
+    """Gradient construction: one reverse sweep appending the gradient's own records (the
+    adjoint of each node as new records: d sin = g * cos(x), d (x * c) = g * c, d (x - c) = g)."""
+    grads = list(records)
+    adj = {len(records) - 1: ("one",)}
+    for k in range(len(records) - 1, 0, -1):
+        g = adj.pop(k, None)
+        op, ins, c = records[k]
+        if g is None or not ins:
+            continue
+        if op == "sin":
+            grads.append(("cos", ins, 0.0))
+            grads.append(("mul", (len(grads) - 1, g), 0.0))
+            adj[ins[0]] = len(grads) - 1
+        elif op == "mul":
+            grads.append(("mul", (g,), c))
+            adj[ins[0]] = len(grads) - 1
+        else:
+            adj[ins[0]] = g
+    return grads
+
+
+def chain_end_to_end(path: str) -> tuple[float, float]:
+    """The whole-process floor: read the spec with PyYAML's C loader, then the tape."""
+    with open(path) as fh:
+        doc = chain_yaml(fh.read())
+    return chain_tape(len(doc["graph"]))
+
+
 def mlp_data(dtype: str, batch: int, sizes):
     """The same random values the spec's inputs hold (numpy's default_rng per seed)."""
     d0, d1, d2, d3 = sizes

@@ -242,18 +242,64 @@ class Suite:
         )
         self.record(f"chain {n:,} nodes", "gradcli parse spec", eng["parse"])
         self.record(f"chain {n:,} nodes", "gradcli build graph", eng["build"])
-        ends = self.wall(
-            [*self.gradcli, "eval", path, *self.no_check(), "--format", "json"], self.procs
-        )
-        self.record(
-            f"chain {n:,} nodes",
-            "gradcli eval end-to-end",
-            ends,
-            unit="s",
-            note="target <= 3 s" + (" (met)" if statistics.median(ends) <= 3 else " (MISSED)"),
-        )
+        self.chain_stages(n, path)
+        # end to end, whole processes interleaved: gradcli eval against PyYAML's C loader
+        # reading the same file plus the pure-Python tape (time and peak RSS of each)
+        floor_cmd = [sys.executable, os.path.join(HERE, "workload.py"), "chain-floor",
+                     json.dumps({"path": path})]  # fmt: skip
+        cmd = [*self.gradcli, "eval", path, *self.no_check(), "--format", "json"]
+        floors, ours = [], []
+        for _ in range(self.procs):
+            floors.append(self.process(floor_cmd, os.devnull))
+            ours.append(self.process(cmd, os.devnull))
+        ends = [t for t, _ in ours]
+        e2e = f"chain {n:,} nodes end to end"
+        self.record(e2e, "C YAML load + tape (floor)", [t for t, _ in floors])
+        self.record(e2e, "gradcli eval --check off", ends,
+                    floor=statistics.median(t for t, _ in floors), target=5.0)  # fmt: skip
+        self.record(e2e + " peak RSS", "C YAML load + tape (floor)", [r for _, r in floors],
+                    unit="MiB")  # fmt: skip
+        rss_floor = statistics.median(r for _, r in floors)
+        self.record(e2e + " peak RSS", "gradcli eval --check off", [r for _, r in ours],
+                    floor=rss_floor, target=3.0, unit="MiB")  # fmt: skip
         self.frameworks(w, "chain", floor, n=n, reps=1)
         self.explain_check("chain", path, ends)
+
+    def chain_stages(self, n: int, path: str):
+        """Each stage of the chain against its own floor, in one process (floors.py)."""
+        st = self.workload("chain-stages", path=path, reps=self.reps)
+        med = {k: statistics.median(v) for k, v in st.items() if isinstance(v, list)}
+        parse = [r - y for r, y in zip(st["read"], st["yaml"])]
+        rows = (
+            ("YAML", "PyYAML C loader", "yaml_floor", "gradcli compose", st["yaml"]),
+            ("parse", "ast.parse", "parse_floor", "gradcli read - compose", parse),
+            ("lower", "Python AST to records", "lower_floor", "gradcli build (emit, infer)",
+             st["lower"]),
+            ("gradient", "tape records", "grad_floor", "gradcli gradients()", st["grad"]),
+            ("execute", "pure-Python tape", "run_floor", "gradcli run", st["run"]),
+        )  # fmt: skip
+        for stage, floor_name, key, ours_name, ours in rows:
+            w = f"chain {n:,} stage: {stage}"
+            self.record(w, f"{floor_name} (floor)", st[key])
+            self.record(w, ours_name, ours, floor=med[key])
+
+    def hessian(self):
+        """The Hessian of a 1,024-parameter MLP loss against its gradient: in process (build
+        and evaluate each time) and as whole `gradcli hessian` / `gradcli eval` processes."""
+        sizes, batch = specs.HESSIAN_SIZES, specs.HESSIAN_BATCH
+        path = self.write("mlp_hessian.yaml", specs.mlp_spec("float64", batch, sizes))
+        w = f"hessian mlp {'-'.join(map(str, sizes))} b{batch} (1,024 params)"
+        res = self.workload("hessian-engine", path=path, reps=self.reps * 3)
+        g = statistics.median(res["gradient"])
+        self.record(w, "gradient, build + evaluate (floor)", res["gradient"])
+        self.record(w, "hessian, build + evaluate", res["hessian"], floor=g, target=30.0)
+        runs = 2 if self.quick else 5
+        ev, hs = [], []
+        for _ in range(runs):  # interleaved
+            ev += self.wall([*self.gradcli, "eval", path, *self.no_check(), "--format", "json"], 1)
+            hs += self.wall([*self.gradcli, "hessian", path, "--format", "json"], 1)
+        self.record(w + ", whole process", "gradcli eval (floor)", ev)
+        self.record(w + ", whole process", "gradcli hessian", hs, floor=statistics.median(ev))
 
     def mlp(self):
         batch, sizes = (
@@ -653,13 +699,13 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--only",
         metavar="NAMES",
-        help="comma-separated: startup,chain,mlp,elementwise,contractions,tensordot,conv,points,"
-        "output,tfcode,refusal",
+        help="comma-separated: startup,chain,hessian,mlp,elementwise,contractions,tensordot,conv,"
+        "points,output,tfcode,refusal",
     )
     args = parser.parse_args(argv)
     names = [
-        "startup", "chain", "mlp", "elementwise", "contractions", "tensordot", "conv", "points",
-        "output", "tfcode", "refusal",
+        "startup", "chain", "hessian", "mlp", "elementwise", "contractions", "tensordot", "conv",
+        "points", "output", "tfcode", "refusal",
     ]  # fmt: skip
     if args.only:
         names = [n for n in args.only.split(",") if n in names]

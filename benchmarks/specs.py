@@ -39,6 +39,9 @@ def chain_spec(n: int) -> str:
 
 
 MLP_SIZES = (784, 1024, 1024, 10)
+# the Hessian benchmark's MLP: 20*32 + 32 + 32*10 + 10 + 10*2 + 2 = 1,024 parameters
+HESSIAN_SIZES = (20, 32, 10, 2)
+HESSIAN_BATCH = 8
 MLP_BATCH = 512
 
 

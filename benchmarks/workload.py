@@ -40,6 +40,94 @@ def chain_tape(n, reps):
     return {"times": timed(lambda: chain_tape(n), reps), "value": chain_tape(n)}
 
 
+def chain_floor(path):
+    """The end-to-end floor as a whole process (run.py times it): C YAML load + the tape."""
+    from floors import chain_end_to_end
+
+    return {"value": chain_end_to_end(path)}
+
+
+def chain_stages(path, reps):
+    """Each stage of reading and evaluating the chain spec, gradcli's against its floor."""
+    from floors import chain_grad_records, chain_lower, chain_parse, chain_tape, chain_yaml
+
+    from gradcli.core.autodiff import gradients
+    from gradcli.core.executor import resolve_conds, run
+    from gradcli.runtime.gcpause import paused
+    from gradcli.spec.assembly import build_problem
+    from gradcli.spec.reader import load_spec
+    from gradcli.spec.safe_yaml import compose
+
+    with open(path) as fh:
+        text = fh.read()
+    out: dict = {}
+
+    def add(key, seconds):
+        out.setdefault(key, []).append(seconds)
+
+    for _ in range(reps + 1):  # the first repetition warms up (dropped below)
+        with paused():  # as the CLI reads, builds and evaluates
+            t = clock()
+            doc = chain_yaml(text)
+            add("yaml_floor", clock() - t)
+            t = clock()
+            compose(text, path)
+            add("yaml", clock() - t)
+            exprs = [str(v) for v in doc["graph"].values()]
+            t = clock()
+            trees = chain_parse(exprs)
+            add("parse_floor", clock() - t)
+            t = clock()
+            spec = load_spec(text, path)
+            add("read", clock() - t)  # YAML + parsing and checks: parse = read - yaml
+            t = clock()
+            records = chain_lower(doc["inputs"], list(zip(doc["graph"], trees)))
+            add("lower_floor", clock() - t)
+            t = clock()
+            problem = build_problem(spec)
+            add("lower", clock() - t)
+            t = clock()
+            chain_grad_records(records)
+            add("grad_floor", clock() - t)
+            graph = problem.graph
+            t = clock()
+            known: dict = {}
+            resolve_conds(graph, problem.outputs, known)
+            grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds)
+            add("grad", clock() - t)
+            targets = [*problem.outputs, *(r for r in grads.results if isinstance(r, int))]
+            t = clock()
+            chain_tape(len(records) - 1)
+            add("run_floor", clock() - t)
+            t = clock()
+            run(graph, targets, known=known)
+            add("run", clock() - t)
+    return {k: v[1:] for k, v in out.items()}
+
+
+def hessian_engine(path, reps):
+    """The MLP loss's gradient (build + evaluate) and its Hessian (build + hessian), per rep."""
+    from gradcli.core.evaluation import evaluate
+    from gradcli.core.jacobian import hessian
+    from gradcli.runtime.gcpause import paused
+    from gradcli.spec.assembly import build_problem
+    from gradcli.spec.reader import load_spec
+
+    with open(path) as fh:
+        spec = load_spec(fh.read(), path)
+    grads, hess = [], []
+    for _ in range(reps + 1):  # the first repetition warms up
+        t = clock()
+        with paused():
+            evaluate(build_problem(spec))
+        grads.append(clock() - t)
+        t = clock()
+        with paused():
+            hessian(build_problem(spec))
+        hess.append(clock() - t)
+    return {"gradient": grads[1:], "hessian": hess[1:]}
+
+
 def mlp_numpy(dtype, reps, batch, sizes):
     from floors import mlp_backprop, mlp_data, mlp_forward
 
@@ -375,6 +463,9 @@ def tf_elementwise(n, reps):
 
 KINDS = {
     "chain-tape": chain_tape,
+    "chain-floor": chain_floor,
+    "chain-stages": chain_stages,
+    "hessian-engine": hessian_engine,
     "mlp-numpy": mlp_numpy,
     "elementwise-numpy": elementwise_numpy,
     "points-numpy": points_numpy,

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gradcli.core.autodiff import Gradients, gradients
-from gradcli.core.executor import exec_inputs, resolve_conds, run
+from gradcli.core.executor import _as_numpy, _eval_error, _step, exec_inputs, resolve_conds, run
 from gradcli.core.graph import COND_OP, CONST_OP, INPUT_OP, Graph
 from gradcli.core.ops import REGISTRY, ZERO_GRAD, AttrKind, Behavior
+from gradcli.core.ops.registry import BROADCAST, lead_aligned
 from gradcli.core.problem import Problem
 from gradcli.runtime.gcpause import paused
 
@@ -150,3 +151,111 @@ def _full(value, node, lead: tuple) -> np.ndarray:
     arr = np.asarray(value, dtype=node.dtype)
     shape = lead + node.shape
     return arr if arr.shape == shape else np.broadcast_to(arr, shape)
+
+
+# --- many one-hot seeds in one pass (jacobian, hessian) ---------------------------------------
+def seed_bytes(graph: Graph, probe: int, order: list[int]) -> int:
+    """Peak bytes of the probed values one seed adds while `order` runs (each freed after its
+    last use; views counted as copies): a pass over B seeds holds B times this at most."""
+    nodes = graph.nodes
+    last: dict[int, int] = {}
+    for i in order:
+        for j in nodes[i].inputs:
+            last[j] = i
+    size = {probe: nodes[probe].size * np.dtype(nodes[probe].dtype).itemsize}
+    live = peak = size[probe]
+    for i in order:
+        node = nodes[i]
+        size[i] = node.size * np.dtype(node.dtype).itemsize
+        live += size[i]
+        peak = max(peak, live)
+        for j in node.inputs:
+            if last.get(j) == i and j in size:
+                live -= size.pop(j)
+    return max(peak, 1)
+
+
+def batchable_seeds(graph: Graph, order: list[int]) -> bool:
+    """Whether run_seeds can take these nodes: no cond (its branch is per pass)."""
+    nodes = graph.nodes
+    return not any(nodes[i].op == COND_OP for i in order)
+
+
+def run_seeds(
+    graph: Graph, probe: int, seeds: np.ndarray, order: list[int], targets, known: dict
+) -> dict:
+    """The targets' values for every seed at once: each has a leading axis of len(seeds).
+
+    `order` lists, in id order, the nodes that depend on the probe input and that the targets
+    need; `known` holds every other value they read. Each node runs as its Op.batched says:
+    broadcast over the seed axis, through its own batched forward, or once per seed exactly
+    as a pass per seed would run it (the scalar path included), so every seed's values are
+    the bits one pass per seed gives.
+    """
+    nodes = graph.nodes
+    n = len(seeds)
+    lead: dict[int, object] = {probe: seeds}
+    last: dict[int, int] = {}
+    for i in order:
+        for j in nodes[i].inputs:
+            last[j] = i
+    keep = set(targets)
+    with np.errstate(all="ignore"):
+        for i in order:
+            node = nodes[i]
+            args = node.inputs
+            probed = tuple(j in lead for j in args)
+            vals = [lead[j] if p else known[j] for j, p in zip(args, probed)]
+            lead[i] = _seeded(node, vals, probed, n, nodes)
+            for j in args:
+                if last.get(j) == i and j not in keep and j != probe:
+                    lead.pop(j, None)
+    out = {}
+    for t in targets:
+        if t in lead:
+            out[t] = lead[t]
+        else:  # the same value for every seed
+            value = np.asarray(known[t])
+            out[t] = np.broadcast_to(value, (n, *value.shape))
+    return out
+
+
+def _seeded(node, vals: list, probed: tuple, n: int, nodes):
+    """One node over the seed axis (see run_seeds)."""
+    op = REGISTRY[node.op]
+    how = op.batched
+    out = None
+    if how == BROADCAST:
+        rank = len(node.shape)
+        args = [lead_aligned(v, rank) if p else v for v, p in zip(vals, probed)]
+        out = op.fn(node.attrs)(*args)
+    elif how is not None:
+        forward = how(node, probed)
+        out = None if forward is None else forward(*vals)
+    if type(out) is np.ndarray and out.shape == (n, *node.shape):
+        return out
+    return _per_seed(node, vals, probed, n, nodes)
+
+
+def _per_seed(node, vals: list, probed: tuple, n: int, nodes) -> np.ndarray:
+    """The node once per seed, as the executor runs it in a pass per seed, stacked."""
+    fn, fallback = _step(node, node.inputs, nodes)
+    results = []
+    for k in range(n):
+        args = [v[k] if p else v for v, p in zip(vals, probed)]
+        if fallback is not None:  # the scalar path gets Python floats, as a pass gives it
+            args = [float(a) if type(a) is np.float64 else a for a in args]
+        try:
+            results.append(fn(*args))
+        except (ArithmeticError, ValueError):
+            numpy_fn = fallback.fn(node.attrs) if fallback is not None else fn
+            try:
+                results.append(numpy_fn(*[_as_numpy(a) for a in args]))
+            except (ArithmeticError, ValueError, TypeError) as exc:
+                raise _eval_error(node, exc, nodes) from None
+        except (TypeError, IndexError, MemoryError) as exc:
+            raise _eval_error(node, exc, nodes) from None
+    out = np.empty((n, *node.shape), node.dtype)
+    for k, r in enumerate(results):
+        out[k] = r
+    return out

@@ -2,8 +2,10 @@
 
 No finite differences: for an output y and a probe input v of y's shape, the gradient of
 sum(y * v) is built once as graph nodes (a vector-Jacobian product); evaluating it with v
-set to each one-hot vector in turn gives the Jacobian one row of y at a time. A Hessian
-is the Jacobian of the gradient graph itself.
+set to each one-hot vector gives the Jacobian one row of y per seed. All seeds (or chunks
+of them that fit in --max-bytes) go through one executor pass over a leading seed axis
+(core/batch.py run_seeds), bit for bit what one pass per seed gives. A Hessian is the
+Jacobian of the gradient graph itself.
 
 Connectivity follows TensorFlow's nested GradientTapes: a block is None (unconnected)
 exactly when tape.jacobian returns None, e.g. d/dx of d(x*y)/dx = y. A gradient that is
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradcli.core.autodiff import gradients
+from gradcli.core.batch import batchable_seeds, run_seeds, seed_bytes
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.graph import COND_OP, Graph, is_float
 from gradcli.core.ops import ZERO_GRAD, emit
@@ -37,18 +40,28 @@ class Block:
     status: str  # "connected" or "unconnected"
 
 
-def _check_passes(graph: Graph, rows_of: list[int], what: str) -> None:
-    """One evaluation pass per element of every tensor in rows_of: bound the total time."""
-    passes = limits.current.max_passes
-    total = sum(graph[i].size for i in rows_of)
-    if total > passes:
-        names = ", ".join(f"'{graph[i].name}'" for i in rows_of)
-        raise LimitError(
-            f"the {what} takes one evaluation pass per element of {names} "
-            f"({total:,} elements), over the limit of {passes:,} passes "
-            f"{limits.advice('max_passes')}",
-            graph[rows_of[0]].pos,
+def _check_passes(graph: Graph, y: int, chunk: int, spent: list[int], what: str) -> None:
+    """Bound the evaluation passes of all blocks together (spent[1] carries the earlier
+    blocks'): a pass takes `chunk` one-hot seeds at once, or one (chunk 0). y names the
+    tensor whose elements the seeds are (a Hessian's: the input, not its gradient node)."""
+    node = graph[y]
+    per = max(chunk, 1)
+    passes = -(-node.size // per)
+    limit = limits.current.max_passes
+    if spent[1] + passes > limit:
+        how = (
+            f"{per:,} seeds per pass, as many as --max-bytes leaves room for"
+            if chunk
+            else "one seed per pass"
         )
+        earlier = f" (and {spent[1]:,} for the blocks before it)" if spent[1] else ""
+        raise LimitError(
+            f"the {what} of '{node.label}' takes {passes:,} evaluation passes for its "
+            f"{node.size:,} elements ({how}){earlier}, over the limit of {limit:,} passes "
+            f"{limits.advice('max_passes')}",
+            node.pos,
+        )
+    spent[1] += passes
 
 
 NODE_COST = 64  # element reads and writes a node's fixed overhead is worth (~0.1-1 µs)
@@ -112,6 +125,26 @@ def _one_hots(node):
         flat[k] = 0
 
 
+def one_hot_block(node, start: int, stop: int) -> np.ndarray:
+    """The one-hot seeds for elements start..stop-1 of node (C order), stacked on a leading
+    axis: shape (stop - start,) + node.shape."""
+    seeds = np.zeros((stop - start, node.size), node.dtype)
+    seeds[np.arange(stop - start), np.arange(start, stop)] = 1
+    return seeds.reshape((stop - start, *node.shape))
+
+
+def seed_chunk(graph: Graph, probe: int, per_pass: list[int], known: dict) -> int:
+    """How many seeds one pass takes: as many as fit in --max-bytes beside what `known`
+    holds (0 when not even two do: then one pass per seed, each checked as usual)."""
+    held = sum(
+        v.nbytes for v in {id(v): v for v in known.values() if type(v) is np.ndarray}.values()
+    )
+    room = limits.current.max_bytes - held
+    per_seed = seed_bytes(graph, probe, per_pass) + graph[probe].size * 8  # with the seeds
+    chunk = room // per_seed if room > 0 else 0
+    return int(min(chunk, graph[probe].size)) if chunk >= 2 else 0
+
+
 def _unresolved_conds(graph: Graph, targets) -> list[int]:
     marked = graph.ancestors(targets)
     return [i for i in range(len(marked)) if marked[i] and graph[i].op == COND_OP
@@ -125,15 +158,22 @@ def rows(
     known: dict,
     what: str = "Jacobian",
     spent: list[int] | None = None,
+    of: int | None = None,
 ) -> list:
     """d y / d x for every target: an array of shape(y) + shape(x), ZERO_GRAD or None.
 
     `known` holds the values of every node y depends on (it gains the values computed
-    here that do not depend on the probe).
+    here that do not depend on the probe). `spent` ([work, passes]) carries what earlier
+    blocks used against --max-work and --max-passes; `of` names y in limit messages (a
+    Hessian's input, for its gradient node y).
     """
+    of = y if of is None else of
     node = graph[y]
     if not is_float(node.dtype):
         return [None] * len(targets)
+    spent = spent if spent is not None else [0, 0]
+    if len(spent) < 2:
+        spent.append(0)  # a caller counting work only
     _check_size(graph, y, targets, what)
     v, s = _probe(graph, y)
     grads = gradients(graph, [s], targets)
@@ -143,20 +183,33 @@ def rows(
     probed = graph.descendants([v])
     if any(probed[graph[c].inputs[0]] for c in _unresolved_conds(graph, needed)):
         # a cond in a custom gradient branches on the seed: one gradient graph per seed
+        _check_passes(graph, of, 0, spent, what)
         return _rows_per_seed(graph, y, targets, known)
     resolve_conds(graph, needed, known)
-    # evaluate once what the probe does not change, then one pass per element of y
+    # evaluate once what the probe does not change, then the rest for all one-hot seeds
     upstream = graph.ancestors(needed)
     per_pass = [i for i in range(v + 1, len(graph)) if upstream[i] and probed[i]]
-    _check_work(graph, y, per_pass, spent if spent is not None else [0], what)
+    _check_work(graph, y, per_pass, spent, what)
     fixed = [i for i in range(v + 1, len(graph)) if upstream[i] and not probed[i]]
     known.update(run(graph, fixed, known=known))
     out = {r: np.empty((node.size, graph[x].size), graph[x].dtype)
            for x, r in zip(targets, grads.results) if isinstance(r, int)}  # fmt: skip
-    for k, seed in enumerate(_one_hots(node)):
-        values = run(graph, needed, known={**known, v: seed})
-        for r in needed:
-            out[r][k] = np.asarray(values[r]).reshape(-1)
+    chunk = seed_chunk(graph, v, per_pass, known) if node.size > 1 else 0
+    if not batchable_seeds(graph, per_pass):
+        chunk = 0
+    _check_passes(graph, of, chunk, spent, what)
+    if chunk:
+        # all one-hot seeds (or chunks of them, within --max-bytes) in one pass each
+        for k in range(0, node.size, chunk):
+            seeds = one_hot_block(node, k, min(k + chunk, node.size))
+            values = run_seeds(graph, v, seeds, per_pass, needed, known)
+            for r in needed:
+                out[r][k : k + len(seeds)] = values[r].reshape(len(seeds), -1)
+    else:
+        for k, seed in enumerate(_one_hots(node)):
+            values = run(graph, needed, known={**known, v: seed})
+            for r in needed:
+                out[r][k] = np.asarray(values[r]).reshape(-1)
     return [
         out[r].reshape(node.shape + graph[x].shape) if isinstance(r, int) else r
         for x, r in zip(targets, grads.results)
@@ -207,8 +260,7 @@ def jacobian(problem: Problem) -> dict[str, dict[str, Block]]:
     resolve_conds(graph, problem.outputs, known)
     known.update(run(graph, problem.outputs, known=known, keep=True))
     result: dict[str, dict[str, Block]] = {}
-    _check_passes(graph, [y for y in problem.outputs if is_float(graph[y].dtype)], "Jacobian")
-    spent = [0]  # the work of all blocks counts together
+    spent = [0, 0]  # the work and passes of all blocks count together
     for y in problem.outputs:
         per_input = rows(graph, y, problem.wrt, known, spent=spent)
         result[graph[y].name] = {
@@ -248,13 +300,12 @@ def hessian(problem: Problem) -> dict[str, dict[str, Block]]:
     resolve_conds(graph, nodes, known)  # conds inside custom gradients
     known.update(run(graph, [*problem.outputs, *nodes], known=known, keep=True))
     result: dict[str, dict[str, Block]] = {}
-    _check_passes(graph, [a for a, g in zip(problem.wrt, first) if g is not None], "Hessian")
-    spent = [0]  # the work of all blocks counts together
+    spent = [0, 0]  # the work and passes of all blocks count together
     for a, g in zip(problem.wrt, first):
         per_input = (
             [None] * len(problem.wrt)
             if g is None
-            else rows(graph, g, problem.wrt, known, "Hessian", spent)
+            else rows(graph, g, problem.wrt, known, "Hessian", spent, of=a)
         )
         result[graph[a].name] = {
             graph[b].name: _block(graph, a, b, r, problem.unconnected)

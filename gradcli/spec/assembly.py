@@ -167,12 +167,14 @@ def build_problem(
             graph.trainable.add(i)
     builder = Builder(graph, spec.functions)
     builder.scope = graph.names
-    builder.later = {name: pos.line for e in spec.entries for name, pos in _targets(e)}
-    for entry in spec.entries:
-        for name, _ in _targets(entry):
-            del builder.later[name]
+    later = builder.later = {name: pos.line for e in spec.entries for name, pos in _targets(e)}
+    nodes, names, entries = graph.nodes, graph.names, graph.entries
+    for entry in spec.entries:  # (locals throughout: one pass per graph entry)
+        targets = entry.targets or ((entry.name, entry.pos),)
+        for name, _ in targets:
+            del later[name]
         builder.entry = entry.name
-        start = len(graph)
+        start = len(nodes)
         try:
             value = builder.build(entry.tree)
             roots = _unpacked(entry, value) if entry.targets else [builder.tensor(value)]
@@ -180,13 +182,15 @@ def build_problem(
             raise GradcliError(
                 f"graph entry '{entry.name}' is nested too deeply", entry.pos
             ) from None
-        for (name, pos), root in zip(_targets(entry), roots):
-            if root < start or graph[root].kind == "const" or graph[root].name is not None:
+        for (name, pos), root in zip(targets, roots):
+            node = nodes[root]
+            if root < start or node.kind == "const" or node.name is not None:
                 root = builder.emit("identity", (root,), None, pos)
-            graph[root].name = name
-            graph[root].entry = name  # an unpacked output is its own entry (explain's label)
-            graph.names[name] = root
-            graph.entries.append(root)
+                node = nodes[root]
+            node.name = name
+            node.entry = name  # an unpacked output is its own entry (explain's label)
+            names[name] = root
+            entries.append(root)
     outputs = _resolve(graph, spec.outputs, "output") if spec.outputs else [graph.entries[-1]]
     if len(set(outputs)) != len(outputs):
         raise GradcliError(

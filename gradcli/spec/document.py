@@ -343,7 +343,8 @@ class Reader:
         style = node.style
         file = self.file
         one_line = end is not None and mark.line == end.line
-        if one_line and (style is None or (style == "'" and "''" not in node.value)):
+        # a plain scalar's style is None from PyYAML's Python parser and "" from libyaml's
+        if one_line and (not style or (style == "'" and "''" not in node.value)):
             shift = 1 if style == "'" else 0
             base_line, base_col = mark.line + 1, mark.column + shift
 

@@ -422,10 +422,63 @@ def _stack_depth() -> int:
     return n
 
 
+# The two one-line shapes most graph entries take, `f(a)` and `a OP b` (a name or a number
+# each side, OP a binary operator of _PRECEDENCE), matched whole: parse() builds their AST
+# directly, the same nodes and positions the parser builds. Anything else, a forbidden name
+# or a number the parser would refuse takes the parser's path (and its errors).
+_ATOM = r"(?:(?P<{0}n>[A-Za-z_][A-Za-z_0-9]*)|(?P<{0}v>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?))"
+_SIMPLE_CALL = re.compile(r"[ \t]*(?P<f>[A-Za-z_][A-Za-z_0-9]*)\([ \t]*" + _ATOM.format("a")
+                          + r"[ \t]*\)[ \t]*\Z")  # fmt: skip
+_SIMPLE_BINARY = re.compile(
+    r"[ \t]*" + _ATOM.format("a") + r"[ \t]*(?P<op>[-+*/@]|<=|>=|==|!=|<|>)[ \t]*"
+    + _ATOM.format("b") + r"[ \t]*\Z"
+)  # fmt: skip
+
+
+def _simple_atom(m, side: str, locate):
+    """The Name or Num of one side of a simple match, or None (the parser decides)."""
+    name = m.group(side + "n")
+    if name is not None:
+        if name in _FORBIDDEN:
+            return None
+        return Name(name, locate(1, m.start(side + "n") + 1))
+    text = m.group(side + "v")
+    if not any(c in text for c in ".eE") and len(text) <= 18:
+        return Num(int(text), locate(1, m.start(side + "v") + 1))
+    try:
+        value = numbers.float_text(text)
+    except numbers.NumberError:
+        return None
+    return Num(value, locate(1, m.start(side + "v") + 1))
+
+
+def _simple(text: str, locate):
+    """The AST of `f(a)` or `a OP b`, or None for any other expression."""
+    m = _SIMPLE_BINARY.match(text)
+    if m is not None:
+        if m.group("op") not in _PRECEDENCE:
+            return None
+        left = _simple_atom(m, "a", locate)
+        right = _simple_atom(m, "b", locate) if left is not None else None
+        if right is None:
+            return None
+        return Binary(m.group("op"), left, right, locate(1, m.start("op") + 1))
+    m = _SIMPLE_CALL.match(text)
+    if m is not None and m.group("f") not in _FORBIDDEN:
+        arg = _simple_atom(m, "a", locate)
+        if arg is not None:
+            return Call(m.group("f"), [arg], [], locate(1, m.start("f") + 1))
+    return None
+
+
 def parse(text: str, locate: Callable[[int, int], Pos] | None = None):
     """Parse one expression into an AST; errors name the position through `locate`."""
     if locate is None:
         locate = lambda line, col: Pos("<expr>", line, col)  # noqa: E731
+    if len(text) < 200:
+        tree = _simple(text, locate)
+        if tree is not None:
+            return tree
     return Parser(text, locate).parse()
 
 

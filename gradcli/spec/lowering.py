@@ -106,6 +106,27 @@ def _children(node) -> list:
     return []
 
 
+_LEAVES = (ast.Name, ast.Num, ast.Str)
+_SIGNATURES: dict = {}
+
+
+def _signature(op) -> tuple[list, list[str], dict, bool]:
+    """An op's leading attributes, the names of its others, all by name, and whether a call
+    with only its tensors needs nothing more than preparing them (computed once per op)."""
+    sig = _SIGNATURES.get(op.name)
+    if sig is None or sig[0] is not op:
+        leading = [a for a in op.attrs if a.leading]
+        plain = (
+            not leading
+            and op.arity is not None
+            and op.unpack is None
+            and not any(a.required for a in op.attrs)
+        )
+        others = [a.name for a in op.attrs if not a.leading]
+        sig = _SIGNATURES[op.name] = (op, (leading, others, {a.name: a for a in op.attrs}, plain))
+    return sig[1]
+
+
 class Builder(FunctionCalls):
     """Builds nodes for expressions into one graph.
 
@@ -194,6 +215,12 @@ class Builder(FunctionCalls):
             first = nodes_[values[0]].dtype
             if first in FLOAT_DTYPES and all(nodes_[v].dtype == first for v in values):
                 return list(values)
+        elif all(type(v) is int or type(v) is Lit for v in values):
+            # tensors of one float dtype and literals (x * 0.5): the literals take that dtype
+            ids = [v for v in values if type(v) is int]
+            first = nodes_[ids[0]].dtype if ids else None
+            if first in FLOAT_DTYPES and all(nodes_[v].dtype == first for v in ids):
+                return [v if type(v) is int else self.const(v.value, first, v.pos) for v in values]
         values = [self.operand(v) for v in values]
         nodes = [v for v in values if isinstance(v, int)]
         if nodes:
@@ -211,6 +238,9 @@ class Builder(FunctionCalls):
     # --- building ---------------------------------------------------------------------------
     def build(self, tree):
         """Build an expression; iterative post-order, so long chains do not recurse."""
+        kids = _children(tree)
+        if all(type(k) in _LEAVES for k in kids):  # f(a), a * b: no stack needed
+            return self.combine(tree, [self.combine(k, ()) for k in kids])
         results: list = []
         stack: list = [(tree, -1)]  # (AST node, -1 before its children, else their count)
         while stack:
@@ -229,18 +259,19 @@ class Builder(FunctionCalls):
         return results[0]
 
     def combine(self, node, args):
-        if isinstance(node, ast.Num):
-            return Lit(np.asarray(float(node.value)), node.pos)
-        if isinstance(node, ast.Name):
+        kind = type(node)  # the common kinds first, by exact type (a per-node hot path)
+        if kind is ast.Name:
             return self.name(node)
+        if kind is ast.Binary:
+            return self.binary(node, *args)
+        if kind is ast.Num:
+            return Lit(np.asarray(float(node.value)), node.pos)
         if isinstance(node, ast.Str):
             return node
         if isinstance(node, ast.List):
             return Seq(args, node.pos)
         if isinstance(node, ast.Unary):
             return self.unary(node, args[0])
-        if isinstance(node, ast.Binary):
-            return self.binary(node, *args)
         if isinstance(node, ast.Call):
             return self.call(node, args)
         if isinstance(node, ast.Index):
@@ -299,8 +330,10 @@ class Builder(FunctionCalls):
     def op_call(self, opname: str, args: list, keywords: dict, pos: Pos):
         """Map a call's arguments to the op's tensor inputs and attributes, then emit it."""
         op = REGISTRY[opname]
+        leading, later, schema, plain = _signature(op)
+        if plain and not keywords and len(args) == op.arity:  # sin(x), x * y: tensors only
+            return self.emit(opname, self.prepare(op, args, pos), {}, pos)
         attrs = {}
-        leading = [a for a in op.attrs if a.leading]
         if leading:  # einsum('ij,jk->ik', a, b): attributes before the tensors
             if len(args) < len(leading) or not isinstance(args[0], ast.Str):
                 example = REQUIRED_EXAMPLE[leading[0].kind].format(op=opname, name=leading[0].name)
@@ -330,7 +363,6 @@ class Builder(FunctionCalls):
                     f"got {len(tensors)}",
                     pos,
                 )
-        later = [a.name for a in op.attrs if not a.leading]
         if len(extra) > len(later):
             raise GradcliError(
                 f"{opname} takes at most {(1 if op.arity is None else op.arity) + len(op.kwargs)} "
@@ -346,8 +378,8 @@ class Builder(FunctionCalls):
             if name in attrs:
                 raise GradcliError(f"{opname}() got '{name}' twice", kpos)
             attrs[name] = (value, kpos)
-        schema = {a.name: a for a in op.attrs}
-        attrs = {name: _attribute(opname, schema[name], v, p) for name, (v, p) in attrs.items()}
+        if attrs:
+            attrs = {name: _attribute(opname, schema[name], v, p) for name, (v, p) in attrs.items()}
         for attr in op.attrs:
             if attr.required and attr.name not in attrs:
                 example = (attr.example or REQUIRED_EXAMPLE[attr.kind]).format(

@@ -8,6 +8,7 @@ from gradcli.core.graph import custom_arity, is_float
 from gradcli.core.ops.infer import broadcast, fmt, need_numeric, same_dtype
 from gradcli.core.ops.registry import (
     BRANCH,
+    BROADCAST,
     CUSTOM,
     FORWARD,
     KINK,
@@ -68,6 +69,7 @@ register(
         selects=True,
         at_point=FORWARD,
         selection=_where_selection,
+        batched=BROADCAST,
         inactive=(
             "{text} selects the other side where {cond} is {side}: "
             "{arg} gets no gradient at {count}",

@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.core.ops.infer import elementwise, float_unary, numeric_unary
 from gradcli.core.ops.registry import (
+    BROADCAST,
     CUT,
     KINK,
     MASK,
@@ -112,6 +113,7 @@ unary(
     sympy=each(lambda sp, x: -x),
     operator=Operator("-", UNARY, prefix=True),
     overflows=True,
+    batched=BROADCAST,
 )
 
 # --- sin, cos, tan -----------------------------------------------------------------------
@@ -183,6 +185,7 @@ unary(
     infer=numeric_unary("square"),
     sympy=each(lambda sp, x: x**2),
     overflows=True,
+    batched=BROADCAST,
 )
 
 # --- abs, sign ---------------------------------------------------------------------------
@@ -361,6 +364,7 @@ binary(
     sympy=each(lambda sp, x, y: x + y),
     operator=Operator("+", 10),
     overflows=True,
+    batched=BROADCAST,
 )
 binary(
     "sub",
@@ -370,6 +374,7 @@ binary(
     sympy=each(lambda sp, x, y: x - y),
     operator=Operator("-", 10),
     overflows=True,
+    batched=BROADCAST,
 )
 binary(
     "mul",
@@ -380,6 +385,7 @@ binary(
     sympy=each(lambda sp, x, y: x * y),
     operator=Operator("*", 20),
     overflows=True,
+    batched=BROADCAST,
 )
 
 
@@ -405,6 +411,7 @@ binary(
     pole_input=1,
     overflows=True,
     pole=lambda x, y: y == 0,
+    batched=BROADCAST,
 )
 
 # --- pow ---------------------------------------------------------------------------------

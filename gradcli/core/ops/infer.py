@@ -68,6 +68,12 @@ def elementwise(opname: str, *, floats: bool = False, result: str | None = None)
     """Inference for an elementwise op over broadcast inputs of one dtype."""
 
     def infer(attrs, *nodes):
+        if len(nodes) == 2:  # the common case, inline: same shapes and dtypes
+            a, b = nodes
+            if a.shape == b.shape and a.dtype == b.dtype:
+                if floats:
+                    need_float(opname, a)
+                return a.shape, result or a.dtype
         shape = broadcast(opname, *nodes)
         dtype = same_dtype(opname, *nodes)
         if floats:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.ops.elementwise import _x, _y, binary
-from gradcli.core.ops.registry import KINK, MASK, ZERO_GRAD
+from gradcli.core.ops.registry import BROADCAST, KINK, MASK, ZERO_GRAD
 from gradcli.core.ops.sym import each, each_at
 
 
@@ -169,4 +169,5 @@ binary(
     overflows=True,
     selects=True,
     selection=_relu_grad_selection,
+    batched=BROADCAST,
 )

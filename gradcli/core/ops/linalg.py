@@ -10,6 +10,7 @@ from gradcli.core.ops.registry import (
     Operator,
     ShapeError,
     Transport,
+    lead_aligned,
     register,
 )
 
@@ -59,6 +60,22 @@ def _as_matrices(b, n, g):
     return x, y, g
 
 
+def _matmul_batched(node, probed):
+    """matmul over a leading seed axis: numpy's stacked matmul, one product per seed as in a
+    pass per seed. A 1-D operand (a vector, not a stack of them) runs once per seed."""
+    if len(node.shape) < 2:
+        return None
+    rank = len(node.shape)
+
+    def forward(a, b):
+        if a.ndim - probed[0] < 2 or b.ndim - probed[1] < 2:
+            return None
+        return np.matmul(lead_aligned(a, rank) if probed[0] else a,
+                         lead_aligned(b, rank) if probed[1] else b)  # fmt: skip
+
+    return forward
+
+
 def _matmul_grad_a(b, n, g):
     _, y, g = _as_matrices(b, n, g)
     out = b.matmul(g, _swap_last(b, y))
@@ -85,5 +102,6 @@ register(
         operator=Operator("@", 20),
         overflows=True,
         transport=Transport.CONTRACTION,
+        batched=_matmul_batched,
     )
 )

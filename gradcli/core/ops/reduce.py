@@ -103,8 +103,25 @@ def _sum(x, axis, keepdims):
     return (x.reshape(out.shape) if _one_each(x, axis) else out)[()]
 
 
+def _sum_batched(node, probed):
+    """sum over the same axes shifted past the leading seed axis (all but it for None)."""
+    axis, keepdims = node.attrs.get("axis"), bool(node.attrs.get("keepdims"))
+
+    def forward(x):
+        ndim = x.ndim - 1
+        axes = normalize_axes("sum", axis, ndim)
+        return _sum(x, tuple(a + 1 for a in (range(ndim) if axes is None else axes)), keepdims)
+
+    return forward
+
+
 reduction(
-    "sum", _sum, lambda b, n, g: _kept(b, n, g), row=lambda sp, xs, vs: sp.Add(*xs), overflows=True
+    "sum",
+    _sum,
+    lambda b, n, g: _kept(b, n, g),
+    row=lambda sp, xs, vs: sp.Add(*xs),
+    overflows=True,
+    batched=_sum_batched,
 )
 
 

@@ -109,6 +109,16 @@ class _Zero:
 
 
 ZERO_GRAD = _Zero()
+BROADCAST = "broadcast"  # Op.batched: a leading seed axis broadcasts through the forward
+
+
+def lead_aligned(value, rank: int):
+    """A value with a leading seed axis, (B,) + shape, as (B,) + ones + shape of rank + 1:
+    numpy then broadcasts it against operands without the axis as its shape alone."""
+    extra = rank + 1 - value.ndim
+    return value if extra <= 0 else value.reshape(value.shape[:1] + (1,) * extra + value.shape[1:])
+
+
 FORWARD = "forward"  # at_point: the forward itself follows the core's side of a kink
 
 
@@ -188,6 +198,13 @@ class Op:
     # attrs) (out.shape(i) reads a shape); the op is never a node itself, so it has no
     # forward, gradient or transport of its own, and a ShapeError it raises is positioned
     unpack: Callable | None = None
+    # how a jacobian/hessian pass evaluates it for many one-hot seeds at once, over a leading
+    # seed axis (core/batch.py run_seeds): BROADCAST when its numpy forward broadcasts that
+    # axis through and computes every element as the per-seed pass does (correctly rounded
+    # arithmetic, selections: the same bits as the scalar path); batched(node, probed) ->
+    # forward(*values), for an op whose attributes must shift past the axis (probed[i]: input
+    # i carries it), or None where it cannot; None: the pass runs it once per seed
+    batched: Callable | str | None = None
 
     def fn(self, attrs: dict) -> Callable:
         """The numpy forward with attributes bound."""
@@ -291,8 +308,9 @@ def emit(
         )
     lim = limits.current
     size = 1
-    for d in shape:
-        size *= d
+    if shape:
+        for d in shape:
+            size *= d
     if size > lim.max_elements:
         raise LimitError(
             f"{opname} would make a tensor of shape {shape} ({limits.count(size)} elements), "
@@ -314,8 +332,11 @@ def const(
     graph: Graph, value, dtype: str, *, entry: str | None = None, pos: Pos | None = None
 ) -> int:
     """A constant node; small constants are shared so rules can emit them freely."""
-    with np.errstate(over="ignore"):  # a float64 literal past float32's range is inf
+    if dtype == "float64":  # nothing overflows on the way to float64 (a hot path)
         arr = np.asarray(value, dtype=dtype)
+    else:
+        with np.errstate(over="ignore"):  # a float64 literal past float32's range is inf
+            arr = np.asarray(value, dtype=dtype)
     small = arr.size <= 64
     key = (dtype, arr.shape, arr.tobytes()) if small else None
     if key is not None and key in graph.const_cache:

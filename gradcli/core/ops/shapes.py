@@ -8,12 +8,14 @@ from gradcli.core.graph import DTYPES
 from gradcli.core.ops.infer import fmt, normalize_axes, same_dtype
 from gradcli.core.ops.registry import (
     ATOM,
+    BROADCAST,
     STOP,
     Attr,
     AttrKind,
     Op,
     ShapeError,
     Transport,
+    lead_aligned,
     register,
 )
 from gradcli.core.ops.sym import obj
@@ -57,6 +59,7 @@ register(
         sympy=_same_sympy,
         moves=True,
         printer=lambda node, first, index_text: first,
+        batched=BROADCAST,
     )
 )
 register(
@@ -150,6 +153,11 @@ def _reshape_bind(attrs):
     return lambda x: np.reshape(x, shape)
 
 
+def _reshape_batched(node, probed):
+    # the node's own shape (its -1 resolved) after the seed axis
+    return lambda x: np.reshape(x, x.shape[:1] + node.shape)
+
+
 register(
     Op(
         "reshape",
@@ -163,6 +171,7 @@ register(
         sympy=lambda sp, attrs, args, values: np.reshape(args[0], tuple(attrs["shape"])),
         moves=True,
         transport=Transport.RESHAPE,
+        batched=_reshape_batched,
     )
 )
 
@@ -189,6 +198,12 @@ def _transpose_bind(attrs):
     return lambda x: np.transpose(x, axes)
 
 
+def _transpose_batched(node, probed):
+    # the permutation shifted past the seed axis, which stays first
+    perm = (0, *(a + 1 for a in _perm(node.attrs, len(node.shape))))
+    return lambda x: np.transpose(x, perm)
+
+
 def _transpose_grad(b, n, g):
     perm = _perm(n.attrs, len(b.shape(n.inputs[0])))
     return b.transpose(g, axes=tuple(int(i) for i in np.argsort(perm)))
@@ -207,6 +222,7 @@ register(
         sympy=lambda sp, attrs, args, values: np.transpose(args[0], attrs.get("axes")),
         moves=True,
         transport=Transport.TRANSPOSE,
+        batched=_transpose_batched,
     )
 )
 
@@ -227,6 +243,11 @@ def _broadcast_to_bind(attrs):
     return lambda x: np.broadcast_to(x, shape)
 
 
+def _broadcast_to_batched(node, probed):
+    rank = len(node.shape)
+    return lambda x: np.broadcast_to(lead_aligned(x, rank), x.shape[:1] + node.shape)
+
+
 # its gradient is the upstream gradient summed back to x's shape, which fit does
 register(
     Op(
@@ -242,6 +263,7 @@ register(
         sympy=lambda sp, attrs, args, values: np.broadcast_to(args[0], tuple(attrs["shape"])),
         moves=True,
         overflows=True,
+        batched=_broadcast_to_batched,
     )
 )
 
