@@ -181,7 +181,11 @@ def test_the_untracked_variable_is_named_in_a_note():
 
 # (code after "import tensorflow as tf", the construct named, its line)
 REFUSED = [
-    ("x = tf.keras.layers.Conv2D(4, 3)", "tf.keras.layers.Conv2D", 2),
+    ("x = tf.keras.layers.SeparableConv2D(4, 3)", "tf.keras.layers.SeparableConv2D", 2),
+    ("x = tf.keras.layers.Conv2D(4, 3, data_format='channels_first')", "data_format", 2),
+    ("x = tf.keras.layers.Conv2D(4, 3, groups=2)", "groups=2", 2),
+    ("e = tf.keras.layers.Embedding(3, 2, mask_zero=True)", "mask_zero=True", 2),
+    ("m = tf.keras.layers.Add()\ny = m([tf.ones((2, 3)), tf.ones((2,))])", "different ranks", 3),
     ("x = tf.keras.losses.Huber()", "tf.keras.losses.Huber", 2),
     ("inp = tf.keras.Input(shape=(None, 2))\nout = tf.keras.layers.Dense(1)(inp)",
      "an unknown dimension", 3),
@@ -191,9 +195,9 @@ REFUSED = [
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.fit(1, 2)", "model.fit", 3),
     ("o = tf.keras.optimizers.SGD()\no.minimize(1)", "minimize", 3),
     ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((2, 3, 4)))", "rank-3", 3),
-    ("d = tf.keras.layers.Dense(1, kernel_regularizer='l2')", "kernel_regularizer", 2),
-    ("class A(tf.keras.layers.Conv2D):\n    pass", "a class deriving from tf.keras.layers.Conv2D",
-     2),
+    ("d = tf.keras.layers.Dense(1, kernel_constraint='non_neg')", "kernel_constraint", 2),
+    ("class A(tf.keras.layers.SeparableConv2D):\n    pass",
+     "a class deriving from tf.keras.layers.SeparableConv2D", 2),
     ("def f(a, /):\n    pass", "positional-only parameters", 2),
     ("def f(**kw):\n    pass\nf(**[1])", "**-unpacking a list", 4),
     ("@tf.function\nclass A(tf.Module):\n    pass", "a class decorator", 2),
