@@ -25,7 +25,7 @@ from gradcli.tfcode.keras.layers import LAYER, make_weight
 from gradcli.tfcode.keras.objects import BoundMethod, Builtin, Class, Initializer, Instance
 from gradcli.tfcode.keras.protocol import call_object, state
 from gradcli.tfcode.keras.regularizers import regularizer, set_regularizer
-from gradcli.tfcode.support import _describe
+from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import Module, PyFunction, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only
@@ -133,10 +133,28 @@ def _embedding_call(it: Interpreter, obj: Instance, args, kwargs, node):
         ids = it.leaf(it.as_array(ids, node), node)
     if it.g[it.tensor_id(ids, read=False)].dtype not in ("int32", "int64"):
         ids = it.op_call("cast", [ids], {"dtype": "int32"}, node)
+    _check_ids(it, obj, ids, node)
     negative = it.op_call("less", [ids, 0], {}, node)
     wrapped = it.op_call("add", [ids, obj.data["input_dim"]], {}, node)
     ids = it.op_call("where", [negative, wrapped, ids], {}, node)
     return it.op_call("gather", [obj.attrs["embeddings"], ids], {"axis": 0}, node)
+
+
+def _check_ids(it: Interpreter, obj: Instance, ids, node) -> None:
+    """An id outside [-input_dim, input_dim): TensorFlow's CPU gather raises, and Keras
+    wraps the error in its own message."""
+    values = it.value(it.tensor_id(ids, read=False)).reshape(-1)
+    n = obj.data["input_dim"]
+    bad = [(k, int(v)) for k, v in enumerate(values) if not -n <= v < n]
+    if bad:
+        k, v = bad[0]
+        raise Raises(
+            "InvalidArgumentError",
+            "Exception encountered when calling Embedding.call().",
+            it.pos(node),
+            f"id {v} (element {k}) is outside [-{n}, {n}): gather's indices[{k}] = "
+            f"{v + n if v < 0 else v} is not in [0, {n})",
+        )
 
 
 EMBEDDING = Class(
