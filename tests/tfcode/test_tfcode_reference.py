@@ -59,8 +59,11 @@ READ = [
     "keras_regularizers", "keras_regularizers_outside_tape",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
-RAISES_FIRST = {"leaves_tape_item": "item", "leaves_tape_tolist": "tolist",
-                "keras_embedding_out_of_range": "Embedding.call()"}
+RAISES_FIRST = {
+    "leaves_tape_item": "item",
+    "leaves_tape_tolist": "tolist",
+    "keras_embedding_out_of_range": "Embedding.call()",
+}
 # refused for now, with the construct the error must name
 REFUSED: dict = {"keras_dropout_training": "tf.nn.dropout"}
 # float32 tanh and sigmoid: TensorFlow's fast Eigen kernels, not numpy's (a deliberate
