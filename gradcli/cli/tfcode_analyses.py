@@ -30,6 +30,12 @@ def selected(program, call: int | None, command: str) -> list:
         chosen = [(call, calls[call])]
         if chosen[0][1].problem is None:
             error = chosen[0][1].error or {}
+            unknown = getattr(chosen[0][1], "unknown", None)
+            if unknown is not None:
+                raise GradcliError(
+                    f"--call {call} (line {calls[call].line}) computes nothing gradcli can "
+                    f"read: {unknown['reason']}, so there is nothing to {command}"
+                )
             raise GradcliError(
                 f"--call {call} (line {calls[call].line}) computes nothing: TensorFlow raises "
                 f"{error.get('type', 'an error')} there, so there is nothing to {command}"

@@ -62,8 +62,8 @@ def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, onl
     docs, failed, status = [], [], OK
     for k, call in _chosen(program, only):
         ev = call.evaluation
-        if call.error is not None:
-            status = FINDING  # TensorFlow raises here
+        if call.error is not None or call.unknown is not None:
+            status = FINDING  # TensorFlow raises here, or gradcli cannot read past a line
         report = whole = checked = None
         if ev is not None:
             checks = check != "off" and call.kind not in JACOBIANS  # exact blocks: no reference
@@ -78,6 +78,8 @@ def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, onl
             print(f"call\t{k}\t{call.line}\t{call.target}")
             if ev is not None:
                 print("\n".join(line for line in plain(ev).split("\n") if line.startswith("grad")))
+            for name in call.sources if call.unknown is not None else ():
+                print(f"grad\t{name}\tunknown")
         elif fmt == "table":
             from gradcli.views.format import console, rule
 
@@ -86,6 +88,9 @@ def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, onl
             if ev is not None:
                 print_tables(ev, explanations(ev), out, report)
         if fmt != "json":
+            if call.unknown is not None:
+                reason = call.unknown["reason"]
+                print(f"unknown\t{k}\t{reason}" if fmt == "plain" else f"unknown: {reason}")
             for note in call.notes:
                 print(f"note\t{k}\t{note}" if fmt == "plain" else f"note: {note}")
             if call.error is not None:
@@ -149,7 +154,7 @@ def run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None)
     pairs, status = [], OK if program.error is None else FINDING
     chosen = _chosen(program, only)
     for k, call in chosen:
-        if call.error is not None:
+        if call.error is not None or call.unknown is not None:
             status = FINDING
         if call.problem is None:
             continue
@@ -170,6 +175,7 @@ def run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None)
                 "sources": c.sources,
                 "error": c.error,
                 "notes": c.notes,
+                "unknown": c.unknown,
             }
             for c in program.calls
         ]  # fmt: skip (every call, so that "call" indexes into it)
@@ -185,6 +191,9 @@ def run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None)
         rule(out, title(k, call))
         if call.problem is not None:
             print_report([p for j, _, p in pairs if j == k], call.problem, out)
+        if call.unknown is not None:
+            for name in call.sources:
+                out.print(f"d{call.target}/d{name}: {call.unknown['reason']}", markup=False)
         for note in call.notes:
             out.print(f"note: {note}", markup=False)
         if call.error is not None:

@@ -1,10 +1,11 @@
-"""The README's list of the TensorFlow and NumPy names the reader maps to ops, from the table,
+"""The README's list of the TensorFlow and NumPy names the reader maps to ops, from the tables,
 and of the Keras classes and functions it reads (tfcode/keras)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from gradcli.tfcode.api_raw_ops import RAW
 from gradcli.tfcode.api_table import NP, TF
 
 START = "<!-- reader names: generated from gradcli/tfcode/api_table.py (api_listing.py) -->"
@@ -16,7 +17,7 @@ def listing() -> str:
     groups: dict[str, list[str]] = defaultdict(list)
     from gradcli.tfcode.keras import reader_names
 
-    for dotted in [*TF, *NP, *reader_names()]:
+    for dotted in [*TF, *NP, *RAW, *reader_names()]:
         prefix, _, name = dotted.rpartition(".")
         groups[prefix].append(name)
     lines = [START]

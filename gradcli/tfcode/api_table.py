@@ -28,6 +28,7 @@ class TFOp:
     # (tf.math.top_k: TopKV2(values=top_k, indices=top_k_indices))
     outputs: tuple[str, tuple[tuple[str, str], ...]] | None = None
     as_tuple: bool = False  # a multi-output op's results as a tuple (moments), not a list
+    keyword_only: bool = False  # tf.raw_ops.X: keyword arguments only (api_raw_ops.py)
 
 
 def _unary(op: str) -> TFOp:
@@ -488,5 +489,10 @@ NOT_YET = {
 
 
 def lookup(dotted: str) -> TFOp | None:
-    """The table row for a dotted name (tf.* or np.*), or None."""
-    return TF.get(dotted) or NP.get(dotted)
+    """The table row for a dotted name (tf.*, np.* or tf.raw_ops.*), or None."""
+    row = TF.get(dotted) or NP.get(dotted)
+    if row is None and dotted.startswith("tf.raw_ops."):
+        from gradcli.tfcode.api_raw_ops import RAW
+
+        row = RAW.get(dotted)
+    return row

@@ -15,6 +15,8 @@ from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
+from gradcli.tfcode.tf1 import SCATTER_METHODS
+from gradcli.tfcode.tf1 import SPECIAL as TF1_SPECIAL
 from gradcli.tfcode.values import (
     NP,
     TF,
@@ -301,6 +303,18 @@ def _one_hot(it: Interpreter, args, kwargs, node):
     return one_hot(it, args, kwargs, node)
 
 
+def _while_loop(it: Interpreter, args, kwargs, node):
+    from gradcli.tfcode.loops import while_loop
+
+    return while_loop(it, args, kwargs, node)
+
+
+def _tensor_array(it: Interpreter, args, kwargs, node):
+    from gradcli.tfcode.tensorarray import tensor_array
+
+    return tensor_array(it, args, kwargs, node)
+
+
 def _tf_gradients(it: Interpreter, args, kwargs, node):
     from gradcli.tfcode.calls import gradients_call
 
@@ -347,6 +361,11 @@ SPECIAL = {
     "tf.add_n": _add_n,
     "tf.one_hot": _one_hot,
     "tf.math.add_n": _add_n,
+    "tf.while_loop": _while_loop,
+    "tf.compat.v1.while_loop": _while_loop,
+    "tf.TensorArray": _tensor_array,
+    "tf.TensorShape": _ignored,  # shape_invariants: read, not needed
+    **TF1_SPECIAL,
     **PYTHON_BUILTINS,
 }
 LEAVE_FIX = {
@@ -367,7 +386,7 @@ LEAVE_FIX.update({"np.mean": "use tf.reduce_mean", "np.sum": "use tf.reduce_sum"
                   "np.dot": "use tf.matmul or tf.tensordot"})  # fmt: skip
 TENSOR_METHODS = {"numpy", "item", "tolist", "read_value", "value", "get_shape", "__float__",
                   "astype"}  # fmt: skip
-VARIABLE_METHODS = {"assign", "assign_add", "assign_sub"}
+VARIABLE_METHODS = {"assign", "assign_add", "assign_sub", *SCATTER_METHODS}
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
           ast.MatMult: "matmul"}  # fmt: skip
 PYOPS = {

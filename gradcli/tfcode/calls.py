@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import itertools
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -26,7 +27,7 @@ from gradcli.tfcode.interpret import Interpreter
 from gradcli.tfcode.keras import source_notes
 from gradcli.tfcode.support import Refused, Stop, _flatten
 from gradcli.tfcode.tape_lowering import Lowering, _unique
-from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable
+from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable, first_opaque
 
 
 class CallKind(str, Enum):
@@ -68,6 +69,9 @@ class GradientCall:
     notes: list[str] = field(default_factory=list)
     pos: Pos | None = None
     paths: dict = field(default_factory=dict)  # source name -> a Keras variable's path
+    # a call crossing code gradcli does not read ({"line", "what", "reason"}; opaque.py):
+    # no problem, no evaluation, every source unknown beyond that line
+    unknown: dict | None = None
 
 
 def gradient_call(it: Interpreter, tape: Tape, node: ast.GradientCall, args, kwargs):
@@ -124,12 +128,27 @@ def gradients_call(it: Interpreter, node: ast.GradientCall, args, kwargs):
 
 
 def _compute(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts, stops=()):
+    if crosses_unread_code(it, node, kind, target, sources, seeds, mode, asts):
+        opaque = first_opaque([target, sources, seeds])
+        return rebuild(sources, itertools.repeat(opaque))
     call, lowered, raises = lower(it, tape, node, kind, target, sources, seeds, mode, asts, stops)
     call.evaluation = evaluate(call.problem.scratch())  # the call's graph stays as lowered
     finish(it, call, lowered, raises)
     results = lowered.copy_back(call.evaluation, node)
     flat = iter(results)
     return rebuild(sources, flat)
+
+
+def crosses_unread_code(it: Interpreter, node, kind, target, sources, seeds, mode, asts) -> bool:
+    """A call whose target, sources or seeds are opaque: listed as unknown (True), else False."""
+    opaque = first_opaque([target, sources, seeds])
+    if opaque is None:
+        return False
+    from gradcli.tfcode.opaque import unknown_call
+
+    named = _named(sources, asts[1]) if sources is not None else []
+    unknown_call(it, node, kind, _text(asts[0]), named, mode, opaque)
+    return True
 
 
 def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts, stops=()):

@@ -33,11 +33,13 @@ from gradcli.tfcode.values import (
     DType,
     Method,
     Module,
+    Opaque,
     Session,
     Tape,
     Tensor,
     Unknown,
     Variable,
+    first_opaque,
 )
 
 if TYPE_CHECKING:  # annotations only: interpret.py imports this module
@@ -45,6 +47,7 @@ if TYPE_CHECKING:  # annotations only: interpret.py imports this module
 
 
 _DONE = object()  # the end of a comprehension's iterator
+OPAQUE_HINT = "gradcli does not read that code, so it cannot know the condition's value"
 
 
 class ExpressionMixin:
@@ -164,18 +167,24 @@ class ExpressionMixin:
             if v.size != 1:
                 self.refuse(node, "the truth value of a tensor with more than one element")
             return bool(v.reshape(()))
+        if isinstance(value, Opaque):
+            self.refuse(node, f"a condition on {value.what} (line {value.line})", OPAQUE_HINT)
         if isinstance(value, Unknown):
             raise Refused()
         return True
 
     def attribute(self, node: ast.Attribute, obj):
         name = node.attr
+        if isinstance(obj, Opaque):
+            return obj.attribute(name)
         if isinstance(obj, Unknown):
             raise Refused()
         if isinstance(obj, VALUES):  # instances, classes, Keras variables (tfcode/keras)
             value = get_attribute(self, node, obj, name)
             if value is not MISSING:
                 return value
+        if hasattr(obj, "tf_attribute"):  # the reader's own objects (tf.TensorArray)
+            return obj.tf_attribute(self, node, name)
         if isinstance(obj, Module):
             path = f"{obj.path}.{name}"
             if path.startswith("!"):
@@ -228,6 +237,9 @@ class ExpressionMixin:
         self.refuse(node, f"the attribute .{name} of {_describe(obj)}")
 
     def subscript(self, node, value, key):
+        opaque = first_opaque([value, key])
+        if opaque is not None:
+            return opaque
         if isinstance(value, Unknown) or isinstance(key, Unknown):
             raise Refused()
         if isinstance(value, (list, tuple, dict, str)):
@@ -249,6 +261,9 @@ class ExpressionMixin:
 
     # --- operators ----------------------------------------------------------------------
     def binop(self, op, left, right, node):
+        opaque = first_opaque([left, right])
+        if opaque is not None:
+            return opaque
         if isinstance(left, Unknown) or isinstance(right, Unknown):
             raise Refused()
         name = BINOPS.get(type(op))
@@ -287,6 +302,8 @@ class ExpressionMixin:
             raise GradcliError(f"{type(exc).__name__}: {exc}", self.pos(node)) from None
 
     def unary(self, node: ast.UnaryOp, value):
+        if isinstance(value, Opaque) and not isinstance(node.op, ast.Not):
+            return value
         if isinstance(value, Unknown):
             raise Refused()
         if isinstance(node.op, ast.Not):
@@ -309,6 +326,9 @@ class ExpressionMixin:
         if isinstance(op, (ast.Is, ast.IsNot)):
             same = left is right or (left is None and right is None)
             return same if isinstance(op, ast.Is) else not same
+        opaque = first_opaque([left, right])
+        if opaque is not None:
+            return opaque
         if isinstance(left, Unknown) or isinstance(right, Unknown):
             raise Refused()
         if isinstance(op, (ast.In, ast.NotIn)):

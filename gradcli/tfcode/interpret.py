@@ -12,7 +12,6 @@ into the program graph, so outer tapes see them (second derivatives).
 from __future__ import annotations
 
 import ast
-import contextlib
 
 import numpy as np
 
@@ -23,9 +22,10 @@ from gradcli.tfcode.builtins import VARIABLE_METHODS, _dtype_arg
 from gradcli.tfcode.expressions import ExpressionMixin
 from gradcli.tfcode.functions import FunctionMixin
 from gradcli.tfcode.keras import OBJECTS, call_object, define_class, set_attribute
-from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, Refusals, pos_of
+from gradcli.tfcode.loops import LoopBreak, LoopContinue, LoopMixin
+from gradcli.tfcode.opaque import opaque_use
+from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, SYSTEM, Refusals, pos_of
 from gradcli.tfcode.support import (
-    MAX_RANGE,
     MAX_STEPS,
     Raises,
     Refused,
@@ -44,12 +44,14 @@ from gradcli.tfcode.values import (
     GraphOp,
     Method,
     Module,
+    Opaque,
     PyFunction,
     Session,
     Tape,
     Tensor,
     Unknown,
     Variable,
+    first_opaque,
 )
 
 
@@ -69,7 +71,7 @@ class Scope:
         raise KeyError(name)
 
 
-class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
+class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
     def __init__(self, file: str, lines: list[str], feeds: dict | None = None):
         self.file = file
         self.lines = lines
@@ -114,8 +116,12 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
     def block(self, stmts, scope: Scope) -> None:
         for stmt in stmts:
             self.count_step(stmt)
-            with contextlib.suppress(Refused):  # recorded; the next statement is read
+            before = len(self.refusals.items)
+            try:
                 self.statement(stmt, scope)
+            except Refused:  # recorded; the next statement is read
+                if len(self.refusals.items) == before:
+                    opaque_use(self, stmt, scope)
 
     def count_step(self, node) -> None:
         """One statement, or one element of a comprehension: at most MAX_STEPS in all."""
@@ -189,6 +195,12 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
             return
         if kind is ast.For:
             return self.for_(stmt, scope)
+        if kind is ast.While:
+            return self.while_(stmt, scope)
+        if kind is ast.Break:
+            raise LoopBreak()
+        if kind is ast.Continue:
+            raise LoopContinue()
         if kind is ast.With:
             return self.with_(stmt, scope)
         if kind is ast.FunctionDef:
@@ -205,8 +217,12 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 top = alias.name.split(".")[0]
-                if top not in ("tensorflow", "numpy"):  # refused by the scan; never imported
+                if top in SYSTEM:  # refused by the scan; its uses are refused too
                     scope.vars[alias.asname or top] = Module("!" + alias.name)
+                    continue
+                if top not in ("tensorflow", "numpy"):  # never imported: opaque names
+                    name = alias.name if alias.asname else top
+                    scope.vars[alias.asname or top] = Opaque(stmt.lineno, name)
                     continue
                 path = _module_path(alias.name)
                 if alias.asname:
@@ -215,8 +231,15 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
                     scope.vars[top] = Module(_module_path(top))
             return
         module = stmt.module or ""
+        if module.split(".")[0] in SYSTEM and not stmt.level:
+            raise Refused()  # refused by the scan
         if module.split(".")[0] not in ("tensorflow", "numpy") or stmt.level:
-            raise Refused()
+            dotted = "." * stmt.level + module
+            for alias in stmt.names:  # never imported: opaque names (`import *` refused)
+                scope.vars[alias.asname or alias.name] = Opaque(
+                    stmt.lineno, f"{dotted}.{alias.name}".replace("..", ".")
+                )
+            return
         for alias in stmt.names:
             if alias.name == "*":
                 self.refuse(stmt, "from ... import *")
@@ -231,7 +254,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, Unknown):
                 for t in target.elts:
-                    self.assign(t, UNKNOWN, scope)
+                    self.assign(t, value if isinstance(value, Opaque) else UNKNOWN, scope)
                 return
             items = self.iterate(value, target)
             if len(items) != len(target.elts):
@@ -253,27 +276,6 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
             return set_attribute(self, self.expr(target.value, scope), target.attr, value, target)
         self.refuse(target, f"assigning to {ast.unparse(target)}")
 
-    def for_(self, stmt: ast.For, scope: Scope) -> None:
-        if stmt.orelse:
-            self.refuse(stmt, "for ... else")
-        items = self.iterate(self.expr(stmt.iter, scope), stmt.iter)
-        for item in items:
-            self.assign(stmt.target, item, scope)
-            self.block(stmt.body, scope)
-
-    def iterate(self, value, node) -> list:
-        if isinstance(value, (list, tuple)):
-            return list(value)
-        if isinstance(value, range):
-            if len(value) > MAX_RANGE:
-                self.refuse(node, f"a loop of {len(value):,} iterations (at most {MAX_RANGE:,})")
-            return list(value)
-        if isinstance(value, dict):
-            return list(value)
-        if isinstance(value, Unknown):
-            raise Refused()
-        self.refuse(node, f"iterating over {_describe(value)}")
-
     def with_(self, stmt: ast.With, scope: Scope) -> None:
         entered = []
         for item in stmt.items:
@@ -286,6 +288,9 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
                 value.active = True
                 self.tapes.append(value)
                 entered.append(value)
+            elif hasattr(value, "tf_enter"):  # the reader's own contexts (variable_scope)
+                value.tf_enter(self)
+                entered.append(value)
             elif not isinstance(value, Session):
                 self.refuse(item.context_expr, f"with {ast.unparse(item.context_expr)}")
             if item.optional_vars is not None:
@@ -294,6 +299,9 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
             self.block(stmt.body, scope)
         finally:
             for tape in entered:
+                if not isinstance(tape, Tape):
+                    tape.tf_exit(self)
+                    continue
                 tape.end = len(self.g)
                 tape.end_line = stmt.end_lineno
                 tape.active = False
@@ -316,8 +324,13 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
                     self.expr(a, scope)
             return None
         args, kwargs = self.arguments(node, scope)
+        if isinstance(func, Opaque):  # code gradcli does not read: unknown from here on
+            return func.called(node)
         if isinstance(func, Unknown):
             raise Refused()
+        opaque = first_opaque([*args, *kwargs.values()])
+        if opaque is not None and isinstance(func, Module):  # a function of an opaque value
+            return opaque
         if isinstance(func, PyFunction):
             return self.call_function(func, args, kwargs, node)
         if isinstance(func, Method):
@@ -367,6 +380,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin):
 
     def call_method(self, m: Method, args, kwargs, node, scope):
         obj, name = m.obj, m.name
+        if hasattr(obj, "tf_method"):  # the reader's own objects (tf.TensorArray)
+            return obj.tf_method(self, name, args, kwargs, node)
         if isinstance(obj, Tape):
             return self.tape_method(obj, name, args, kwargs, node)
         if isinstance(obj, Session):

@@ -13,6 +13,8 @@ graph and stacked, so the outer tape differentiates them as TensorFlow's does.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from gradcli.core.evaluation import evaluate
@@ -20,8 +22,17 @@ from gradcli.core.jacobian import jacobian
 from gradcli.core.problem import CONNECTED, NONE, UNCONNECTED
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.builtins import _opt
-from gradcli.tfcode.calls import CallKind, arg_asts, finish, lower, mode_of, rebuild, use_tape
-from gradcli.tfcode.values import Tensor, Variable
+from gradcli.tfcode.calls import (
+    CallKind,
+    arg_asts,
+    crosses_unread_code,
+    finish,
+    lower,
+    mode_of,
+    rebuild,
+    use_tape,
+)
+from gradcli.tfcode.values import Tensor, Variable, first_opaque
 
 OPTIONS = ("unconnected_gradients", "parallel_iterations", "experimental_use_pfor")
 MAX_ROWS = 256  # target elements differentiated one by one for an outer tape
@@ -41,6 +52,8 @@ def jacobian_call(it, tape, node, args, kwargs, batch: bool):
     asts = arg_asts(node, params[:2])
     target, sources = _opt(args, kwargs, 0, "target"), _opt(args, kwargs, 1, params[1])
     mode = mode_of(it, _opt(args, kwargs, 2, "unconnected_gradients", NONE), node)
+    if crosses_unread_code(it, node, kind, target, sources, None, mode, asts):
+        return rebuild(sources, itertools.repeat(first_opaque([target, sources])))
     if not isinstance(target, (Tensor, Variable)):
         it.refuse(node, f"tape.{kind.value} of a target that is not one tensor")
     if batch and not isinstance(sources, (Tensor, Variable)):

@@ -18,18 +18,33 @@ RUNS_CODE = {
     "globals", "locals", "vars", "input", "breakpoint", "exit", "quit", "help", "memoryview",
 }  # fmt: skip
 IMPORTABLE = ("tensorflow", "numpy")  # and their submodules
+# modules that run processes, load code or touch files: importing one is refused outright.
+# Any other module (the user's own `from mymodel import f`, a plotting library) is never
+# imported either: its names are opaque values (values.Opaque), unknown beyond their use.
+SYSTEM = {
+    "os", "sys", "subprocess", "shutil", "importlib", "pickle", "ctypes", "socket",
+    "multiprocessing", "threading", "runpy", "builtins", "pathlib", "io", "tempfile",
+    "signal", "glob", "marshal", "shelve", "code", "pty", "asyncio", "urllib", "http",
+    "requests", "dill", "joblib", "cloudpickle", "inspect", "gc",
+}  # fmt: skip
 # Python statements and expressions outside the subset (named in refusals)
 STATEMENTS = {
-    ast.ClassDef: "a class definition", ast.While: "a while loop", ast.Try: "try/except",
+    ast.ClassDef: "a class definition", ast.Try: "try/except",
     ast.Raise: "raise", ast.Global: "global", ast.Nonlocal: "nonlocal",
     ast.AsyncFunctionDef: "async def", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
-    ast.Break: "break", ast.Continue: "continue", ast.Match: "match",
+    ast.Match: "match",
 }  # fmt: skip
 EXPRESSIONS = {
     ast.SetComp: "a set comprehension",
     ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield from",
     ast.NamedExpr: "the := operator", ast.Set: "a set", ast.Starred: "*-unpacking",
 }  # fmt: skip
+
+
+SYSTEM_WHY = (
+    "a module that runs processes, loads code or touches files; refused (nothing is "
+    "imported or run)"
+)
 
 
 class Refusals:
@@ -75,18 +90,18 @@ def scan(tree: ast.Module, refusals: Refusals) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] not in IMPORTABLE:
-                    refusals.add(
-                        node,
-                        f"import {alias.name}: only tensorflow and numpy can be imported "
-                        "(nothing is imported or run)",
-                    )
+                if alias.name.split(".")[0] in SYSTEM:
+                    refusals.add(node, f"import {alias.name}: {SYSTEM_WHY}")
         elif isinstance(node, ast.ImportFrom):
-            if node.level or (node.module or "").split(".")[0] not in IMPORTABLE:
+            module = f"{'.' * node.level}{node.module or ''}"
+            top = (node.module or "").split(".")[0]
+            if not node.level and top in SYSTEM:
+                refusals.add(node, f"from {module} import ...: {SYSTEM_WHY}")
+            elif (top not in IMPORTABLE or node.level) and any(a.name == "*" for a in node.names):
                 refusals.add(
                     node,
-                    f"from {'.' * node.level}{node.module or ''} import ...: only tensorflow "
-                    "and numpy can be imported (nothing is imported or run)",
+                    f"from {module} import *: gradcli does not read {module}, so it cannot "
+                    "know the names this binds",
                 )
         elif isinstance(node, ast.Name) and node.id in RUNS_CODE:
             refusals.add(node, f"{node.id} would run code or touch files; it is refused")

@@ -41,6 +41,7 @@ from gradcli.tfcode.values import (
     Tensor,
     Unknown,
     Variable,
+    first_opaque,
 )
 
 
@@ -70,6 +71,14 @@ class TensorMixin:
 
     def table_call(self, path: str, row: api.TFOp, args, kwargs, node):
         bound = {}
+        if row.keyword_only and args:  # tf.raw_ops.X
+            keys = list(row.params)
+            raise Raises(
+                "TypeError",
+                f"{path.rsplit('.', 1)[1]} only takes keyword args (possible keys: {keys}). "
+                "Please pass these args as kwargs instead.",
+                self.pos(node),
+            )
         if len(args) > len(row.params):
             raise GradcliError(
                 f"TypeError: {path} takes at most {len(row.params)} arguments", self.pos(node)
@@ -197,6 +206,9 @@ class TensorMixin:
     def op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor | list[Tensor]:
         """Emit op(operands) with TensorFlow's dtype rules; returns the result tensor (a list
         of tensors for a multi-output op such as split)."""
+        opaque = first_opaque(operands)
+        if opaque is not None:  # computed from code gradcli does not read: unknown too
+            return opaque
         for v in operands:
             if isinstance(v, Unknown):
                 raise Refused()
@@ -355,7 +367,18 @@ class TensorMixin:
         self.refuse(node, f"tape.{name}", "not read yet")
 
     def assign_variable(self, var: Variable, name: str, args, kwargs, node):
+        if name.startswith("scatter"):
+            from gradcli.tfcode.tf1 import scatter_method
+
+            return scatter_method(self, var, name, args, kwargs, node)
         value = args[0] if args else kwargs.get("value")
+        opaque = first_opaque([value])
+        if opaque is not None:
+            self.refuse(
+                node,
+                f"assigning {opaque.what} (line {opaque.line}) to a variable",
+                "gradcli does not read that code, so later reads could not be known",
+            )
         if isinstance(value, Unknown):
             raise Refused()
         new = self.as_array(value, node, self.g[var.value].dtype)

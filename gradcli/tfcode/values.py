@@ -118,3 +118,44 @@ class Unknown:
 
 
 UNKNOWN = Unknown()
+
+
+class Opaque(Unknown):
+    """A value computed by code gradcli does not read (a name imported from the user's own
+    module, what calling it returns, and everything computed from that): carried on, never
+    computed. `line` is where the program first left what gradcli reads."""
+
+    def __init__(self, line: int, what: str):
+        self.line, self.what = line, what
+
+    def __repr__(self) -> str:
+        return f"Opaque(line {self.line}: {self.what})"
+
+    def attribute(self, name: str) -> Opaque:
+        return Opaque(self.line, f"{self.what}.{name}")
+
+    def called(self, node) -> Opaque:
+        """What calling it returns: unknown beyond the call's line."""
+        return Opaque(node.lineno, _code(node))
+
+    def reason(self) -> str:
+        return f"unknown beyond line {self.line}: {self.what} is code gradcli does not read"
+
+
+def _code(node) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def first_opaque(values) -> Opaque | None:
+    """The first Opaque among values (nested lists, tuples and dicts), else None."""
+    stack = list(values)[::-1]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Opaque):
+            return v
+        if isinstance(v, (list, tuple)):
+            stack.extend(list(v)[::-1])
+        elif isinstance(v, dict):
+            stack.extend(list(v.values())[::-1])
+    return None

@@ -53,3 +53,28 @@ def test_the_readme_lists_every_name_the_reader_maps():
     text = (ROOT / "README.md").read_text()
     shown = text[text.index(START) : text.index(END) + len(END)]
     assert shown == listing(), "regenerate the README's reader names from api_listing.listing()"
+
+
+def test_every_raw_op_row_names_a_registered_op_and_takes_tensorflows_arguments():
+    from gradcli.tfcode.api_raw_ops import RAW, RAW_PARAMS, SOURCES
+
+    assert sorted(RAW) == sorted(f"tf.raw_ops.{raw}" for raw in SOURCES)
+    assert set(RAW_PARAMS) == set(SOURCES)  # regenerate with tools/raw_ops_table.py
+    flags = {"transpose_a", "transpose_b", "adj_x", "adj_y"}  # refused unless False
+    wrong = []
+    for name, row in RAW.items():
+        op = REGISTRY.get(row.op)
+        raw = name.rsplit(".", 1)[1]
+        if op is None or not row.keyword_only or row.params != RAW_PARAMS[raw]:
+            wrong.append(f"{name}: {row.op}, {row.params}")
+            continue
+        for attr, _ in row.attrs.values():
+            if attr not in op.kwargs:
+                wrong.append(f"{name}: {attr} is not an attribute of {row.op}")
+        for param in row.params:
+            if not (param in row.tensors or param in row.attrs or param in row.ignored
+                    or param in flags):  # fmt: skip
+                wrong.append(f"{name}: TensorFlow's argument {param} is not read")
+        if not set(row.tensors) <= set(row.params):
+            wrong.append(f"{name}: a tensor input is not one of its arguments")
+    assert not wrong, "\n".join(wrong)

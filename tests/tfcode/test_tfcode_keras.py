@@ -298,3 +298,22 @@ def test_a_layer_held_twice_or_holding_its_parent_is_walked_once():
         """
     )
     assert (it.globals.vars["n"], it.globals.vars["m"]) == (2, 0)
+
+
+def test_a_class_deriving_from_unread_code_is_opaque_from_its_line():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+        from mymodels import Block
+        class Net(Block):
+            def call(self, x):
+                return x
+        w = tf.Variable(1.0)
+        with tf.GradientTape() as tape:
+            loss = Net()(w)
+        g = tape.gradient(loss, w)
+        """
+    )
+    program = read_program(source.encode(), "o.py")
+    [call] = program.calls
+    assert call.unknown is not None and call.unknown["line"] == 9

@@ -39,7 +39,7 @@ from gradcli.tfcode.keras.protocol import (
     set_attribute,
     super_,
 )
-from gradcli.tfcode.values import Module, PyFunction
+from gradcli.tfcode.values import Module, Opaque, PyFunction
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter, Scope
@@ -160,6 +160,9 @@ def define_class(it: Interpreter, stmt: ast.ClassDef, scope: Scope) -> None:
     bases = []
     for b in stmt.bases:
         value = it.expr(b, scope)
+        if isinstance(value, Opaque):  # a base class from code gradcli does not read
+            scope.vars[stmt.name] = Opaque(stmt.lineno, f"class {stmt.name}({ast.unparse(b)})")
+            return
         if isinstance(value, Module):
             value = resolve_class(value.path) or it.refuse(
                 b, f"a class deriving from {value.path}", "gradcli reads subclasses of "
