@@ -191,10 +191,9 @@ def _dropout_call(it: Interpreter, obj: Instance, args, kwargs, node):
     training = state(it).training[-1] if state(it).training else kwargs.get("training")
     if not training or obj.data["rate"] == 0:
         return x
-    extra = {"rate": obj.data["rate"]}
-    if obj.data["seed"] is not None:
-        extra["seed"] = obj.data["seed"]
-    return it.call_api("tf.nn.dropout", [x], extra, node, None)
+    # Keras's seed generator advances on every call (a new mask each time): the reader's
+    # generator picks each call's seed, seed= or not
+    return it.call_api("tf.nn.dropout", [x], {"rate": obj.data["rate"]}, node, None)
 
 
 DROPOUT = Class(
