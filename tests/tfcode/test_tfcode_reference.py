@@ -62,7 +62,7 @@ READ = [
     "keras_guide_subclass", "jacobian_outer_tape", "keras_training_flag",
     "keras_sequential_custom", "keras_functional",
     "keras_cnn_fixed", "keras_conv_pool_layers", "keras_embedding", "keras_merge_layers",
-    "keras_regularizers", "keras_regularizers_outside_tape",
+    "keras_regularizers", "keras_regularizers_outside_tape", "keras_conv1d_causal",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

@@ -6,7 +6,8 @@ Keras 3 on TensorFlow 2.21 (verified with Keras 3.15.1):
   (*kernel_size, filters, in_channels)), made before the bias (filters,), named
   `conv2d/kernel`, `conv2d/bias`; glorot_uniform and zeros by default; the call is
   `tf.nn.convolution(x, kernel, strides, padding.upper(), dilations)` then `+ reshape(bias,
-  (1, ..., filters))` then the activation; padding "valid" by default, channels_last.
+  (1, ..., filters))` then the activation; padding "valid" by default, channels_last;
+  Conv1D's "causal" pads (kernel_size - 1) * dilation_rate zeros on the left, then "valid".
 - Pooling layers call `tf.nn.max_pool`/`avg_pool` with strides = pool_size unless given,
   padding "valid"; the global ones are `reduce_mean`/`reduce_max` over the steps axes.
 """
@@ -70,7 +71,7 @@ def tuple_arg(it: Interpreter, value, rank: int, what: str, node) -> tuple:
 
 def _padding(it: Interpreter, value, node, allowed=("valid", "same")) -> str:
     if not isinstance(value, str) or value.lower() not in allowed:
-        it.refuse(node, f"padding={value!r}", "gradcli reads 'valid' and 'same'")
+        it.refuse(node, f"padding={value!r}", "gradcli reads " + ", ".join(map(repr, allowed)))
     return value.lower()
 
 
@@ -89,6 +90,9 @@ TRANSPOSE_NAMES = ("filters", "kernel_size", "strides", "padding", "output_paddi
                    "kernel_initializer", "bias_initializer", "kernel_regularizer",
                    "bias_regularizer", "activity_regularizer", "kernel_constraint",
                    "bias_constraint")  # fmt: skip
+
+
+CAUSAL = ("valid", "same", "causal")  # Conv1D's paddings
 
 
 def _conv_init(rank: int, transpose: bool = False):
@@ -118,7 +122,9 @@ def _conv_init(rank: int, transpose: bool = False):
             kernel_size=tuple_arg(it, b.get("kernel_size"), rank, "kernel_size", node),
             strides=tuple_arg(it, b["strides"], rank, "strides", node),
             dilation_rate=tuple_arg(it, b["dilation_rate"], rank, "dilation_rate", node),
-            padding=_padding(it, b["padding"], node),
+            padding=_padding(
+                it, b["padding"], node, CAUSAL if rank == 1 and not transpose else ("valid", "same")
+            ),
             activation=activation(it, b.get("activation"), node),
             use_bias=bool(b["use_bias"]),
             kernel_initializer=initializers.get(
@@ -179,7 +185,12 @@ def _conv_call(it: Interpreter, obj: Instance, args, kwargs, node):
     xs = shape(it, x)
     if len(xs) != d["rank"] + 2:
         it.refuse(node, f"a {obj.cls.name} on a rank-{len(xs)} input")
-    attrs = {"padding": d["padding"].upper(), "dilations": list(d["dilation_rate"])}
+    padding = d["padding"]
+    if padding == "causal":  # Keras pads (kernel - 1) * dilation zeros on the left
+        left = d["dilation_rate"][0] * (d["kernel_size"][0] - 1)
+        x = it.call_api("tf.pad", [x], {"paddings": [[0, 0], [left, 0], [0, 0]]}, node, None)
+        padding = "valid"
+    attrs = {"padding": padding.upper(), "dilations": list(d["dilation_rate"])}
     kernel = obj.attrs["kernel"]
     if d["transpose"]:
         out = [xs[0]]
