@@ -171,13 +171,16 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_linalg  # noqa: F401
     import tf_cases_losses  # noqa: F401
     import tf_cases_ops  # noqa: F401
+    import tf_cases_random  # noqa: F401
     import tf_cases_second_order  # noqa: F401
     import tf_cases_semantics  # noqa: F401
     import tf_cases_shapes  # noqa: F401
     import tf_cases_shapes2  # noqa: F401
     import tf_cases_special  # noqa: F401
+    import tf_cases_svd  # noqa: F401
     import tf_cases_tensors  # noqa: F401
     import tf_cases_unpacking  # noqa: F401
+    import tf_cases_volumes  # noqa: F401
     import tf_cases_xent  # noqa: F401
 
     return CASES, HESSIANS

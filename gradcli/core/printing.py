@@ -107,7 +107,11 @@ def _render(node, root: bool, leaf: bool, texts) -> tuple[str, int]:
     if op.printer is not None:
         return op.printer(node, texts.get(ins[0], (ELLIPSIS, ATOM)), _index)
     args = [arg(k) for k in ins]
-    leading = [f"'{node.attrs[a.name]}'" for a in op.attrs if a.leading]
+    leading = [
+        f"'{node.attrs[a.name]}'" if a.kind is AttrKind.STR else str(list(node.attrs[a.name]))
+        for a in op.attrs
+        if a.leading
+    ]
     if op.arity is None and not leading:  # concat, stack: one list of tensors
         return f"{op.name}([{', '.join(args)}])", ATOM
     args = leading + args

@@ -232,10 +232,14 @@ class ZeroTrace:
         subnormal, else the local derivative is 0 (sign, square at 0, a saturated tanh).
         """
         mnode = self.graph[m]
-        behavior = REGISTRY[mnode.op].behavior
+        op = REGISTRY[mnode.op]
+        behavior = op.behavior
         if behavior is Behavior.KINK:
             return [(INACTIVE, made)]
-        if behavior is Behavior.MASK and mnode.inputs[0] != mnode.inputs[1]:
+        if op.masks is not None:  # dropout: the elements it drops (Op.masks)
+            dropped = np.broadcast_to(op.masks(mnode, self.value), mnode.shape)
+            parts = [(MASK, made & dropped), (ZERO_DERIVATIVE, made & ~dropped)]
+        elif behavior is Behavior.MASK and mnode.inputs[0] != mnode.inputs[1]:
             other_zero = np.broadcast_to(self.value(mnode.inputs[1 - j]) == 0, mnode.shape)
             parts = [(MASK, made & other_zero), (UNDERFLOW, made & ~other_zero)]
         else:

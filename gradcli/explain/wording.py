@@ -240,6 +240,12 @@ class Words:
 
     def _mask(self, f: Finding, m, entry: str, arg: str) -> tuple[str, str]:
         op = REGISTRY[m.op]
+        if op.mask_words is not None:  # an op that drops elements itself (dropout)
+            count = f"{f.blocked} of {f.total} elements" if f.total != 1 else "its only element"
+            line = f"(line {self.line_of(entry)})"
+            fields = {**m.attrs, "op": m.op, "arg": arg, "text": self.text(f.culprit),
+                      "count": count, "entry": entry, "line": line}  # fmt: skip
+            return tuple(t.format(**fields) for t in op.mask_words)
         if op.zeros is Transport.CONTRACTION:
             other = f.facts["other"]
             zeros, size = f.facts["other_zeros"], f.facts["other_size"]

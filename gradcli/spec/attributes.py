@@ -22,6 +22,7 @@ REQUIRED_EXAMPLE = {
     AttrKind.BOOL: "{op}(x, {name}=true)",
     AttrKind.NUMBER_OR_STR: "{op}(x, {name}=1)",
     AttrKind.NESTED: "{op}(x, {name}=[[1, 1]])",
+    AttrKind.TENSOR: "{op}([2], {name}=0.5)",
 }
 
 

@@ -23,7 +23,7 @@ from gradcli.core.graph import (
     Graph,
     is_float,
 )
-from gradcli.core.ops import REGISTRY, binary_operators, const, emit, public_ops
+from gradcli.core.ops import REGISTRY, AttrKind, binary_operators, const, emit, public_ops
 from gradcli.core.ops.registry import ForwardBuilder
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.spec import expression as ast
@@ -120,7 +120,7 @@ def _signature(op) -> tuple[list, list[str], dict, bool]:
             not leading
             and op.arity is not None
             and op.unpack is None
-            and not any(a.required for a in op.attrs)
+            and not any(a.required or a.kind is AttrKind.TENSOR for a in op.attrs)
         )
         others = [a.name for a in op.attrs if not a.leading]
         sig = _SIGNATURES[op.name] = (op, (leading, others, {a.name: a for a in op.attrs}, plain))
@@ -334,8 +334,12 @@ class Builder(FunctionCalls):
         if plain and not keywords and len(args) == op.arity:  # sin(x), x * y: tensors only
             return self.emit(opname, self.prepare(op, args, pos), {}, pos)
         attrs = {}
+        # tensors passed like attributes (random_normal's mean=): inputs after the others
+        keyed = [a for a in op.attrs if a.kind is AttrKind.TENSOR]
+        arity = None if op.arity is None else op.arity - len(keyed)
         if leading:  # einsum('ij,jk->ik', a, b): attributes before the tensors
-            if len(args) < len(leading) or not isinstance(args[0], ast.Str):
+            text = leading[0].kind is AttrKind.STR
+            if len(args) < len(leading) or (text and not isinstance(args[0], ast.Str)):
                 example = REQUIRED_EXAMPLE[leading[0].kind].format(op=opname, name=leading[0].name)
                 raise GradcliError(
                     f"{opname} takes its {leading[0].name} first, e.g. {example}", pos
@@ -356,16 +360,16 @@ class Builder(FunctionCalls):
             if not tensors:
                 raise GradcliError(f"{opname} needs at least one tensor in its list", pos)
         else:
-            tensors, extra = args[: op.arity], args[op.arity :]
-            if len(tensors) < op.arity:
+            tensors, extra = args[:arity], args[arity:]
+            if len(tensors) < arity:
                 raise GradcliError(
-                    f"{opname} takes {op.arity} tensor argument{'s' * (op.arity > 1)}, "
+                    f"{opname} takes {arity} tensor argument{'s' * (arity > 1)}, "
                     f"got {len(tensors)}",
                     pos,
                 )
         if len(extra) > len(later):
             raise GradcliError(
-                f"{opname} takes at most {(1 if op.arity is None else op.arity) + len(op.kwargs)} "
+                f"{opname} takes at most {(1 if arity is None else arity) + len(op.kwargs)} "
                 f"arguments, got {len(args) + len(leading)}",
                 pos,
             )
@@ -378,6 +382,7 @@ class Builder(FunctionCalls):
             if name in attrs:
                 raise GradcliError(f"{opname}() got '{name}' twice", kpos)
             attrs[name] = (value, kpos)
+        given = [attrs.pop(a.name, (Lit(np.asarray(a.default), pos), pos))[0] for a in keyed]
         if attrs:
             attrs = {name: _attribute(opname, schema[name], v, p) for name, (v, p) in attrs.items()}
         for attr in op.attrs:
@@ -388,10 +393,14 @@ class Builder(FunctionCalls):
                 article = "an" if attr.name[0] in "aeiou" else "a"
                 raise GradcliError(f"{opname} needs {article} {attr.name}, e.g. {example}", pos)
         inputs = self.prepare(op, tensors, pos)
+        if keyed:  # their literals take the op's dtype (TensorFlow converts them to it)
+            dtype = attrs.get("dtype", op.default("dtype"))
+            inputs += [self.tensor(v, dtype) for v in given]
         if op.unpack is not None:
             out = ForwardBuilder(self.graph, pos, self.entry, self.kind)
             out.origin = self.origin
-            return Group(out.unpack(opname, inputs, attrs), opname, pos)
+            outs = out.unpack(opname, inputs, attrs)
+            return outs if isinstance(outs, int) else Group(outs, opname, pos)  # svd: one
         return self.emit(opname, inputs, attrs, pos)
 
     def prepare(self, op, tensors: list, pos: Pos) -> list[int]:

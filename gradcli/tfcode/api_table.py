@@ -366,7 +366,14 @@ TF["tf.eye"] = TFOp(
 )  # fmt: skip
 TF["tf.linalg.eye"] = TF["tf.eye"]
 
-# linear algebra (tf.linalg.svd returns s, u and v unless compute_uv=False: not read yet)
+# linear algebra
+TF["tf.linalg.svd"] = TFOp(
+    "svd",
+    ("tensor", "full_matrices", "compute_uv", "name"),
+    ("tensor",),
+    {"full_matrices": ("full_matrices", False), "compute_uv": ("compute_uv", True)},
+    as_tuple=True,  # (s, u, v); s alone with compute_uv=False
+)
 TF["tf.linalg.det"] = TFOp("det", ("input", "name"), ("input",))
 TF["tf.linalg.logdet"] = TFOp("logdet", ("matrix", "name"), ("matrix",))
 TF["tf.linalg.inv"] = TFOp(
@@ -424,7 +431,14 @@ TF["tf.nn.conv2d_transpose"] = TFOp(
     {"output_shape": ("output_shape", None), "strides": ("strides", None), **_WINDOW,
      "dilations": ("dilations", None)},
 )  # fmt: skip
-for _name in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"):
+TF["tf.nn.conv3d"] = TFOp(
+    "conv3d",
+    ("input", "filters", "strides", "padding", "data_format", "dilations", "name"),
+    ("input", "filters"),
+    {"strides": ("strides", None), **_WINDOW, "dilations": ("dilations", None)},
+)
+for _name in ("max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "max_pool3d",
+              "avg_pool3d"):  # fmt: skip
     TF[f"tf.nn.{_name}"] = TFOp(
         _name,
         ("input", "ksize", "strides", "padding", "data_format", "name"),
@@ -483,9 +497,14 @@ TF["tf.math.top_k"] = TFOp(
 )
 TF["tf.nn.top_k"] = TF["tf.math.top_k"]
 
-NOT_YET = {
-    "tf.nn.dropout": "dropout",
-}
+TF["tf.nn.dropout"] = TFOp(
+    "dropout",
+    ("x", "rate", "noise_shape", "seed", "name"),
+    ("x",),
+    {"rate": ("rate", None), "noise_shape": ("noise_shape", None), "seed": ("seed", None)},
+)
+
+NOT_YET: dict[str, str] = {}
 
 
 def lookup(dotted: str) -> TFOp | None:

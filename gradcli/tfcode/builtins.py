@@ -154,29 +154,75 @@ def _eye(it: Interpreter, args, kwargs, node):
     return it.leaf(np.eye(n, m, dtype=dtype), node)
 
 
-def _random(dist: str, numpy: bool = False):
-    """tf.random.* and np.random.*: gradcli's own seeded generator (numbers differ from TF's)."""
+def _random(dist: str):
+    """np.random.*: gradcli's own seeded generator (numbers differ from NumPy's)."""
 
     def make(it: Interpreter, args, kwargs, node):
-        if numpy and dist in ("randn", "rand"):
-            shape = tuple(args)
-        elif numpy:
-            shape = _opt(args, kwargs, 2, "size", ())
-        else:
-            shape = _opt(args, kwargs, 0, "shape", ())
+        shape = tuple(args) if dist in ("randn", "rand") else _opt(args, kwargs, 2, "size", ())
         shape = _shape(it, shape if shape is not None else (), node)
-        dtype = "float64" if numpy else (_dtype_arg(it, kwargs.get("dtype"), node) or "float32")
         if dist in ("normal", "randn"):
-            mean = _opt(args, kwargs, 0, "loc", 0.0) if numpy else kwargs.get("mean", 0.0)
-            std = _opt(args, kwargs, 1, "scale", 1.0) if numpy else kwargs.get("stddev", 1.0)
+            mean = _opt(args, kwargs, 0, "loc", 0.0)
+            std = _opt(args, kwargs, 1, "scale", 1.0)
             arr = it.rng.normal(mean, std, shape)
         else:
-            low = _opt(args, kwargs, 0, "low", 0.0) if numpy else kwargs.get("minval", 0.0)
-            high = _opt(args, kwargs, 1, "high", 1.0) if numpy else kwargs.get("maxval", 1.0)
+            low = _opt(args, kwargs, 0, "low", 0.0)
+            high = _opt(args, kwargs, 1, "high", 1.0)
             arr = it.rng.uniform(low, high, shape)
-        return it.leaf(arr.astype(dtype), node, NP if numpy else TF)
+        return it.leaf(arr.astype("float64"), node, NP)
 
     return make
+
+
+TF_RANDOM = {  # tf.random.normal/uniform: parameters in order, and the two tensor ones
+    "normal": (("shape", "mean", "stddev", "dtype", "seed", "name"), ("mean", "stddev")),
+    "uniform": (("shape", "minval", "maxval", "dtype", "seed", "name"), ("minval", "maxval")),
+}
+
+
+def _seed(it: Interpreter, seed, node) -> int:
+    """An op seed: the given integer, else the next one from the reader's generator (so
+    unseeded calls draw different numbers, as TensorFlow's stream does)."""
+    if seed is None:
+        return int(it.rng.integers(2**31))
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        return seed
+    it.refuse(node, f"the seed {_describe(seed)}", "give a Python integer")
+
+
+def _tf_random(dist: str):
+    """tf.random.normal/uniform as gradcli's random_normal/random_uniform ops: draws * stddev +
+    mean and draws * (maxval - minval) + minval, so tensor arguments get TensorFlow's
+    gradients; the draws come from gradcli's generator."""
+    params, (low, high) = TF_RANDOM[dist]
+
+    def make(it: Interpreter, args, kwargs, node):
+        if len(args) > len(params):
+            message = f"TypeError: tf.random.{dist} takes at most 6 arguments"
+            raise GradcliError(message, it.pos(node))
+        bound = dict(zip(params, args))
+        for k, v in kwargs.items():
+            if k not in params:
+                it.refuse(node, f"tf.random.{dist}(..., {k}=...)")
+            bound[k] = v
+        shape = _shape(it, bound.get("shape", ()), node)
+        dtype = _dtype_arg(it, bound.get("dtype"), node) or "float32"
+        if dtype not in ("float32", "float64"):
+            it.refuse(node, f"tf.random.{dist} with dtype {dtype}")
+        lo, hi = bound.get(low), bound.get(high)
+        operands = [0.0 if lo is None else lo, 1.0 if hi is None else hi]
+        attrs = {"shape": shape, "dtype": dtype, "seed": _seed(it, bound.get("seed"), node)}
+        ids = it.convert(operands, node, default=dtype)
+        return Tensor(it.emit(f"random_{dist}", ids, attrs, node), TF)
+
+    return make
+
+
+def _dropout(it: Interpreter, args, kwargs, node):
+    """tf.nn.dropout through its table row, with a seed from the reader's generator when the
+    call gives none (unseeded calls get different masks, as in TensorFlow)."""
+    if len(args) < 4:
+        kwargs = {**kwargs, "seed": _seed(it, kwargs.get("seed"), node)}
+    return it.table_call("tf.nn.dropout", api.TF["tf.nn.dropout"], args, kwargs, node)
 
 
 def _shape(it: Interpreter, shape, node) -> tuple[int, ...]:
@@ -334,12 +380,13 @@ SPECIAL = {
     "tf.fill": _fill,
     "tf.range": _range,
     "tf.eye": _eye,
-    "tf.random.normal": _random("normal"),
-    "tf.random.uniform": _random("uniform"),
-    "np.random.normal": _random("normal", numpy=True),
-    "np.random.uniform": _random("uniform", numpy=True),
-    "np.random.randn": _random("randn", numpy=True),
-    "np.random.rand": _random("rand", numpy=True),
+    "tf.random.normal": _tf_random("normal"),
+    "tf.random.uniform": _tf_random("uniform"),
+    "tf.nn.dropout": _dropout,
+    "np.random.normal": _random("normal"),
+    "np.random.uniform": _random("uniform"),
+    "np.random.randn": _random("randn"),
+    "np.random.rand": _random("rand"),
     "tf.random.set_seed": _ignored,
     "np.random.seed": _ignored,
     "tf.GradientTape": _gradient_tape,

@@ -241,6 +241,8 @@ class TensorMixin:
                 outs = op.unpack(_Outputs(self, node), attrs, *ids)
             except ShapeError as exc:
                 raise GradcliError(f"{_what(node)}: {exc.message}", self.pos(node)) from None
+            if isinstance(outs, int):  # one output for these attributes (svd's values)
+                return Tensor(outs, kind)
             return [Tensor(i, kind) for i in outs]
         return Tensor(self.emit(opname, ids, attrs, node), kind)
 

@@ -368,6 +368,7 @@ INEXACT = re.compile(
     r"|\b((sparse_)?softmax_cross_entropy|(binary|(sparse_)?categorical)_crossentropy|norm"
     r"|l2_normalize|logmeanexp)\("
     r"|\b(conv1d|conv2d|depthwise_conv2d|conv2d_transpose|avg_pool1d|avg_pool2d)\("
+    r"|\b(conv3d|avg_pool3d)\("
     r"|\b(det|slogdet|logdet|inv|solve|triangular_solve|cholesky|eigh|eigvalsh|svd)\("
     r"|\*\*|@"
 )

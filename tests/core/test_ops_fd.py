@@ -301,6 +301,10 @@ SHAPES2_FD = ["tensordot", "tile", "repeat", "pad", "roll", "diag", "diag_part",
 CONV_FD = ["conv1d", "conv2d", "depthwise_conv2d", "conv2d_transpose", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d"]  # fmt: skip
 
+# covered by tests/core/test_ops_random.py and test_ops_volumes.py (first and second order)
+RANDOM_FD = ["dropout", "random_normal", "random_uniform"]
+VOLUMES_FD = ["conv3d", "max_pool3d", "avg_pool3d"]
+
 # covered by tests/core/test_ops_index2.py's finite-difference table
 INDEX2_FD = ["gather_nd", "scatter_nd", "tensor_scatter_add", "tensor_scatter_update",
              "take_along_axis", "top_k", "sort", "segment_max", "segment_min",
@@ -318,7 +322,8 @@ def test_every_public_op_is_covered():
                      "lgamma digamma polygamma cummax cummin cumulative_logsumexp",  # gamma
                      # test_ops_linalg.py
                      "det slogdet logdet inv solve triangular_solve cholesky eigh eigvalsh svd",
-                     *LOSSES_FD, *SHAPES2_FD, *INDEX2_FD, *XENT_FD, *CONV_FD])  # fmt: skip
+                     *LOSSES_FD, *SHAPES2_FD, *INDEX2_FD, *XENT_FD, *CONV_FD, *RANDOM_FD,
+                     *VOLUMES_FD])  # fmt: skip
     no_gradient = {"floor", "ceil", "round", "argmax", "argmin", "less", "less_equal", "greater",
                    "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
                    "logical_not", "stop_gradient", "one_hot", "floordiv", "eye", "argsort",

@@ -31,12 +31,14 @@ from gradcli.core.ops import tiling  # noqa: F401
 from gradcli.core.ops import padding  # noqa: F401
 from gradcli.core.ops import conv  # noqa: F401
 from gradcli.core.ops import pooling  # noqa: F401
+from gradcli.core.ops import volumes  # noqa: F401
 from gradcli.core.ops import matrix  # noqa: F401
 from gradcli.core.ops import linalg_common  # noqa: F401
 from gradcli.core.ops import solvers  # noqa: F401
 from gradcli.core.ops import decompositions  # noqa: F401
 from gradcli.core.ops import control  # noqa: F401
 from gradcli.core.ops import unpacking  # noqa: F401
+from gradcli.core.ops import random_ops  # noqa: F401
 
 # isort: on
 from gradcli.core.ops.control import resolve_cond

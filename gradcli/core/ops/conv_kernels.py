@@ -35,7 +35,7 @@ from gradcli.core.ops.windows import (
     to_last,
 )
 
-FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW")}
+FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 LETTERS_OUT, LETTERS_TAP = "ij", "kl"  # einsum labels of the output and tap axes
 ROUTE_LIMIT = 20_000_000  # explain's element pairs past which a conv is mapped all-or-nothing
 

@@ -12,9 +12,13 @@ derivatives go through the same rules. Conventions that follow TensorFlow:
 - eigh is a multi-output op: its outputs are the nodes `eigvalsh` and `eigh_vectors`.
   The eigenvector gradient uses F_ij = 1 / (e_j - e_i) broadened as TensorFlow's
   _SafeReciprocal, x / (x*x + 1e-20): finite (and 0) at tied eigenvalues.
-- svd is tf.linalg.svd(compute_uv=False): the singular values. Its gradient U diag(g) V^T
-  reads the private nodes `svd_u` and `svd_v`, whose own rules are TensorFlow's _SvdGrad
-  for the singular vectors (full_matrices=False), for second derivatives.
+- svd is tf.linalg.svd: the singular values (compute_uv=False, the spec language's default),
+  or the three outputs `svd_values`, `svd_u` and `svd_v` (compute_uv=True). The values'
+  gradient is U diag(g) V^T; the vectors' rules are TensorFlow's _SvdGrad with only that
+  output's gradient nonzero (its gradient is linear in the three, so their sum is
+  TensorFlow's up to rounding), full_matrices included (defined by TensorFlow only when the
+  dimensions differ by at most 1). U and V have TensorFlow's signs below 16 columns (Eigen's
+  JacobiSVD, ported), LAPACK's above.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from gradcli.core.ops.linalg_common import (
     safe_reciprocal,
     square_infer,
 )
-from gradcli.core.ops.registry import Op, Transport, register
+from gradcli.core.ops.registry import ATOM, Attr, AttrKind, Op, ShapeError, Transport, register
 from gradcli.core.ops.sym import number, obj
 
 OPAQUE = Transport.OPAQUE
@@ -208,16 +212,33 @@ register(
 )
 
 
-# --- svd (singular values) and the private singular vectors ----------------------------------
+# --- svd: the singular values and vectors ----------------------------------------------------
+def _full(attrs, shape) -> bool:
+    """Whether U or V is square and larger than thin (full_matrices on a non-square matrix)."""
+    return bool(attrs.get("full_matrices")) and shape[-1] != shape[-2]
+
+
 def _svd_infer(which: str):
     def infer(attrs, x):
         need_matrix("svd", x, square=False)
         rows, cols = x.shape[-2:]
         p = min(rows, cols)
-        tail = {"s": (p,), "u": (rows, p), "v": (cols, p)}[which]
-        return x.shape[:-2] + tail, x.dtype
+        full = _full(attrs, x.shape)
+        tail = {"s": (p,), "u": (rows, rows if full else p), "v": (cols, cols if full else p)}
+        return x.shape[:-2] + tail[which], x.dtype
 
     return infer
+
+
+def _svd_kernel(k: int):
+    def bind(attrs):
+        def forward(x):
+            x = np.asarray(x)
+            return (kernels.svd_full if _full(attrs, x.shape) else kernels.svd)(x)[k]
+
+        return forward
+
+    return bind
 
 
 def _svd_grad(b, n, g):
@@ -227,15 +248,31 @@ def _svd_grad(b, n, g):
     return b.matmul(u, b.matmul(diag(b, g), mT(b, v)))
 
 
+def _columns(b, t: int, start: int, stop: int | None) -> int:
+    """The columns start:stop of each matrix of t."""
+    rank = len(b.shape(t))
+    return b.getitem(t, index=(*(slice(None),) * (rank - 1), slice(start, stop)))
+
+
 def _vectors_grad(which: str):
     """TensorFlow's _SvdGrad with only the gradient of U (or of V) nonzero."""
 
     def rule(b, n, g):
         x = n.inputs[0]
         rows, cols = b.shape(x)[-2:]
-        s = b.svd(x)
-        u = n.id if which == "u" else b.svd_u(x)
-        v = n.id if which == "v" else b.svd_v(x)
+        p = min(rows, cols)
+        full = _full(n.attrs, b.shape(x))
+        if full and abs(rows - cols) > 1:
+            raise ShapeError(
+                f"the gradient of svd with full_matrices=true is not defined for a {rows} x "
+                f"{cols} matrix: TensorFlow raises NotImplementedError when the dimensions "
+                "differ by more than 1"
+            )
+        g2 = _columns(b, g, p, None) if full else None  # the columns beyond min(rows, cols)
+        g = _columns(b, g, 0, p) if full else g
+        s = b.svd_values(x)
+        u = n.id if which == "u" and not full else b.svd_u(x)
+        v = n.id if which == "v" and not full else b.svd_v(x)
         gu, gv = (g, None) if which == "u" else (None, g)
         tall = rows > cols
         if tall:  # differentiate A^T = V S U^T, and transpose back
@@ -252,9 +289,13 @@ def _vectors_grad(which: str):
             middle = b.matmul(diag(b, s), b.add(fv, mT(b, fv)))
         grad = b.matmul(u, b.matmul(middle, mT(b, v)))
         if gv is not None and rows != cols:
-            # the part of gV outside the span of V: U S^-1 (gV^T - gV^T V V^T)
+            # the part of gV outside the span of V: U S^-1 (gV^T - gV^T V V^T), and with full
+            # matrices - U S^-1 (V^T gV2) V2^T for the extra columns V2 of the full V
             gvt = mT(b, gv)
             rest = b.sub(gvt, b.matmul(b.matmul(gvt, v), mT(b, v)))
+            if full:
+                v2 = _columns(b, n.id, p, None)
+                rest = b.sub(rest, b.matmul(b.matmul(mT(b, v), g2), mT(b, v2)))
             u_s_inv = b.matmul(u, diag(b, safe_reciprocal(b, s)))
             grad = b.add(grad, b.matmul(u_s_inv, rest))
         return mT(b, grad) if tall else grad
@@ -262,18 +303,47 @@ def _vectors_grad(which: str):
     return rule
 
 
+def _svd_unpack(b, attrs, x):
+    need_matrix("svd", b.node(x), square=False)
+    if not attrs.get("compute_uv", False):
+        return b.svd_values(x)  # one tensor, not a tuple
+    full = {"full_matrices": True} if _full(attrs, b.shape(x)) else {}
+    return [b.svd_values(x, compute_uv=True), b.svd_u(x, **full), b.svd_v(x, **full)]
+
+
+def _values_printer(node, first, index_text):
+    shown = f"svd({first[0]})"
+    return (f"{shown[:-1]}, compute_uv=true)[0]" if node.attrs.get("compute_uv") else shown), ATOM
+
+
 register(
     Op(
         "svd",
         _svd_infer("s"),
-        forward=lambda x: kernels.svd(x)[0],
-        grads=(_svd_grad,),
-        no_sympy=NO_SYMPY,
+        unpack=_svd_unpack,
         public=True,
         arity=1,
         accepts="float",
+        attrs=(
+            Attr("full_matrices", AttrKind.BOOL, False),
+            Attr("compute_uv", AttrKind.BOOL, False),
+        ),
+        doc="tf.linalg.svd: the singular values, descending (compute_uv=false, gradcli's "
+        "default); with compute_uv=true TensorFlow's (s, u, v), a = u diag(s) v^T",
+    )
+)
+register(
+    Op(
+        "svd_values",
+        _svd_infer("s"),
+        bind=_svd_kernel(0),
+        grads=(_svd_grad,),
+        no_sympy=NO_SYMPY,
+        arity=1,
+        accepts="float",
         transport=OPAQUE,
-        doc="tf.linalg.svd(x, compute_uv=False): the singular values, descending",
+        printer=_values_printer,
+        doc="the singular values output of svd, descending",
     )
 )
 for _which, _index in (("u", 1), ("v", 2)):
@@ -281,13 +351,14 @@ for _which, _index in (("u", 1), ("v", 2)):
         Op(
             f"svd_{_which}",
             _svd_infer(_which),
-            forward=lambda x, k=_index: kernels.svd(x)[k],
+            bind=_svd_kernel(_index),
             grads=(_vectors_grad(_which),),
             no_sympy=NO_SYMPY,
             arity=1,
             accepts="float",
             transport=OPAQUE,
-            doc=f"the singular vectors {_which.upper()} of svd (full_matrices=false), for "
-            "its gradients",
+            printer=output_printer("svd", _index),
+            doc=f"the singular vectors {_which.upper()} of svd (columns; full_matrices when "
+            "its attribute says), with TensorFlow's _SvdGrad",
         )
     )

@@ -29,10 +29,10 @@ def _reflect(block: np.ndarray, essential: np.ndarray, tau, t) -> None:
         block[1:] -= np.outer(tau * essential, tmp)
 
 
-def _col_piv_qr(a: np.ndarray, sqrt, t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Eigen's ColPivHouseholderQR of a tall matrix: (R, thin Q, column order), the largest
-    remaining column norm first (norms downdated as LAPACK's xGEQPF, recomputed when the
-    downdate loses accuracy)."""
+def _col_piv_qr(a: np.ndarray, sqrt, t, full=False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Eigen's ColPivHouseholderQR of a tall matrix: (R, thin Q (full Q when full), column
+    order), the largest remaining column norm first (norms downdated as LAPACK's xGEQPF,
+    recomputed when the downdate loses accuracy)."""
     rows, cols = a.shape
     a = a.copy()
     order = np.arange(cols)
@@ -66,7 +66,7 @@ def _col_piv_qr(a: np.ndarray, sqrt, t) -> tuple[np.ndarray, np.ndarray, np.ndar
                     direct[j] = updated[j] = sqrt(t(np.dot(tail, tail)))
                 else:
                     updated[j] = updated[j] * sqrt(r)
-    q = np.eye(rows, cols, dtype=a.dtype)
+    q = np.eye(rows, rows if full else cols, dtype=a.dtype)
     for k in range(cols - 1, -1, -1):  # Q = H_0 ... H_{cols-1} applied to the thin identity
         _reflect(q[k:], a[k + 1 :, k], taus[k], t)
     return np.triu(a[:cols, :cols]), q, order
@@ -107,19 +107,20 @@ def _rotate(w, u, v, p, q, sqrt, t, tiny) -> None:
         mat[:, p], mat[:, q] = c * x - s * y, s * x + c * y
 
 
-def jacobi_svd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(s descending, thin U, thin V) of one finite matrix, as Eigen's JacobiSVD computes
-    them (U and V only as TensorFlow's gradients need them: their column pairs)."""
+def jacobi_svd(a: np.ndarray, full=False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s descending, U, V) of one finite matrix, as Eigen's JacobiSVD computes them: thin U
+    and V, or with full the square ones (the QR's whole Q: the rotations and the sort only
+    touch the first min(rows, cols) columns)."""
     t, sqrt = scalars(a.dtype)
     tiny = np.finfo(a.dtype).tiny
     rows, cols = a.shape
     scale = t(np.max(np.abs(a))) if a.size else t(0)
     scale = t(1) if scale == 0 else scale
     if rows > cols:
-        w, u, order = _col_piv_qr(a / scale, sqrt, t)
+        w, u, order = _col_piv_qr(a / scale, sqrt, t, full)
         v = np.eye(cols, dtype=a.dtype)[np.argsort(order)]  # the permutation as a matrix
     elif cols > rows:
-        r, v, order = _col_piv_qr((a / scale).T.copy(), sqrt, t)
+        r, v, order = _col_piv_qr((a / scale).T.copy(), sqrt, t, full)
         w, u = r.T.copy(), np.eye(rows, dtype=a.dtype)[np.argsort(order)]
     else:
         w, u, v = a / scale, np.eye(rows, dtype=a.dtype), np.eye(cols, dtype=a.dtype)
@@ -137,7 +138,7 @@ def jacobi_svd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     _rotate(w, u, v, p, q, sqrt, t, tiny)
                     biggest = max(biggest, abs(t(w[p, p])), abs(t(w[q, q])))
     d = np.diagonal(w)
-    u[:, d < 0] *= -1
+    u[:, np.flatnonzero(d < 0)] *= -1
     s = np.abs(d) * scale
     for i in range(n):  # selection by the first largest; stop at the zeros
         pos = i + int(np.argmax(s[i:]))

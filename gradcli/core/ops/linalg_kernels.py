@@ -269,6 +269,26 @@ def eigh(a) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_memoized
+def svd_full(a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s, u, v) as tf.linalg.svd(full_matrices=True): u (rows, rows), v (cols, cols); the
+    same s and leading columns as svd(a)."""
+    m, batch = _stack(a)
+    count, rows, cols = m.shape
+    p = min(rows, cols)
+    s = np.full((count, p), np.nan, m.dtype)
+    u = np.full((count, rows, rows), np.nan, m.dtype)
+    v = np.full((count, cols, cols), np.nan, m.dtype)
+    good = np.isfinite(m).reshape(count, -1).all(axis=1)
+    if cols < eigen_svd.JACOBI_BELOW:
+        for k in np.flatnonzero(good):
+            s[k], u[k], v[k] = eigen_svd.jacobi_svd(m[k], full=True)
+    elif good.any():
+        uu, s[good], vh = np.linalg.svd(m[good], full_matrices=True)
+        u[good], v[good] = uu, _swap(vh)
+    return s.reshape(*batch, p), u.reshape(*batch, rows, rows), v.reshape(*batch, cols, cols)
+
+
+@_memoized
 def svd(a) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(s, u, v) as tf.linalg.svd(full_matrices=False): s descending, a = u diag(s) v^T. Below
     16 columns this is Eigen's JacobiSVD (eigen_svd.py), as TensorFlow's BDCSVD hands such

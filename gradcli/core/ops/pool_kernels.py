@@ -25,7 +25,7 @@ from gradcli.core.ops.windows import (
 )
 
 CANON = ("ksize", "strides", "padding", "data_format")
-FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW")}
+FORMATS = {1: ("NWC", "NCW"), 2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 
 
 def plan(opname: str, attrs: dict, rank: int) -> dict:

@@ -63,6 +63,10 @@ class AttrKind(Enum):
     DTYPE = "a string such as 'float32'"
     NUMBER_OR_STR = "a number (inf included) or a string"  # norm's ord: 1, inf or 'fro'
     NESTED = "an integer or a list of integer lists"  # tensordot's axes, pad's paddings
+    # a tensor input passed like an attribute, by keyword or after the others, with a number
+    # as its default (random_normal's mean): the lowerer appends these to the op's inputs in
+    # schema order, literals in the dtype of the op's `dtype` attribute when it has one
+    TENSOR = "a tensor or a number"
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,13 +193,20 @@ class Op:
     # "uses N of M elements" does not fit (tensor_scatter_update overwrites them): (detail,
     # summary) templates over {text} {arg} {count} {size} {used} {entry} {line}
     unselected: tuple[str, str] | None = None
+    # an op that zeroes chosen elements of the gradient whatever flows in (dropout's dropped
+    # elements): masks(node, value_of) -> bool array, broadcastable to the node's shape, of
+    # the elements it zeroes; explain calls those zeros `mask`, in mask_words: (detail,
+    # summary) templates over {op} {arg} {text} {count} {entry} {line} and the node's attrs
+    masks: Callable | None = None
+    mask_words: tuple[str, str] | None = None
     operator: Operator | None = None  # its operator symbol, when it has one
     # printer(node, (first input's text, its precedence), index_text) -> (text, precedence),
     # for an op that node text shows in a form of its own (x[1:], an identity as its input)
     printer: Callable | None = None
     # a multi-output op (split, unstack, moments): unpack(out, attrs, *inputs) -> the ids of
     # its outputs, each an ordinary node of other ops emitted with out.emit(opname, inputs,
-    # attrs) (out.shape(i) reads a shape); the op is never a node itself, so it has no
+    # attrs) (out.shape(i) reads a shape), or one id when its attributes ask for a single
+    # tensor (svd without compute_uv); the op is never a node itself, so it has no
     # forward, gradient or transport of its own, and a ShapeError it raises is positioned
     unpack: Callable | None = None
     # how a jacobian/hessian pass evaluates it for many one-hot seeds at once, over a leading

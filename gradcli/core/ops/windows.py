@@ -64,7 +64,7 @@ def per_axis(opname: str, name: str, value, rank: int, data_format: str, *, at_l
             )
         items = items[2:] if cf else items[1:-1]
     elif len(items) != rank:
-        lengths = "1 or 3" if rank == 1 else "1, 2 or 4"
+        lengths = "1 or 3" if rank == 1 else f"1, {rank} or {rank + 2}"
         raise ShapeError(f"{opname}: {name} should have {lengths} entries, got {list(value)}")
     if any(v < at_least for v in items):
         raise ShapeError(f"{opname}: {name} must be at least {at_least}, got {list(items)}")
