@@ -79,14 +79,22 @@ class Suite:
         return merged
 
     def wall(
-        self, argv: list[str], runs: int, threads: str = "1", ok=(0,), timeout: float = 900
+        self,
+        argv: list[str],
+        runs: int,
+        threads: str = "1",
+        ok=(0,),
+        timeout: float = 900,
+        extra_env: dict | None = None,
     ) -> list[float]:
-        """Wall-clock seconds of whole-process runs of argv."""
+        """Wall-clock seconds of whole-process runs of argv (CPU seconds with --clock cpu,
+        the children it waited for included: the SymPy worker)."""
         times = []
+        env = {**self.env(threads), **(extra_env or {})}
         for _ in range(runs):
             t = time.perf_counter()
             before = _children_cpu()
-            out = subprocess.run(argv, env=self.env(threads), capture_output=True, timeout=timeout)
+            out = subprocess.run(argv, env=env, capture_output=True, timeout=timeout)
             if self.clock == "cpu":
                 times.append(_children_cpu() - before)
             else:
@@ -201,6 +209,7 @@ class Suite:
             target=1.0,
             note="floor here = 1.3 x import click + 30 ms",
         )
+        self.crosscheck(example)
         for argv, what in ((cmd, "eval"), ([*self.gradcli, "--help"], "--help")):
             trace = subprocess.run(
                 [sys.executable, "-X", "importtime", "-m", "gradcli", *argv[len(self.gradcli) :]],
@@ -220,6 +229,34 @@ class Suite:
                 f"{', '.join(heavy) or 'none (sympy not imported)'}",
                 flush=True,
             )
+
+    def crosscheck(self, example: str):
+        """Default eval (its SymPy check) of the small spec: seen before (a warm cache), at
+        first sight (an empty cache per run: the SymPy worker imports SymPy meanwhile),
+        and with --no-cache, against `--check off` timed in the same run."""
+        runs = 3 if self.quick else 10
+        cmd = [*self.gradcli, "eval", example, "--format", "json"]
+        help_text = subprocess.run(
+            [*self.gradcli, "eval", "--help"], capture_output=True, text=True
+        ).stdout
+        if "--no-cache" not in help_text:
+            self.skip("crosscheck", "eval default check", "this gradcli has no cache")
+            return
+        warm_dir = os.path.join(self.dir, "warm-cache")
+        warm = {"GRADCLI_CACHE_DIR": warm_dir}
+        self.wall(cmd, 1, extra_env=warm)  # fills the warm cache
+        off, seen, first, nocache = [], [], [], []
+        for k in range(runs):  # interleaved, so drifting machine load hits all alike
+            off += self.wall([*cmd, "--check", "off"], 1)
+            seen += self.wall(cmd, 1, extra_env=warm)
+            cold = {"GRADCLI_CACHE_DIR": os.path.join(self.dir, f"cold-cache-{k}")}
+            first += self.wall(cmd, 1, extra_env=cold)
+            nocache += self.wall([*cmd, "--no-cache"], 1, extra_env=warm)
+        f = statistics.median(off)
+        self.record("crosscheck", "eval --check off", off)
+        self.record("crosscheck", "eval, spec seen before", seen, floor=f, target=1.3)
+        self.record("crosscheck", "eval, first sight", first, floor=f, target=2.5)
+        self.record("crosscheck", "eval --no-cache", nocache, floor=f)
 
     def chain(self):
         n = 10_000 if self.quick else 100_000

@@ -15,6 +15,20 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 os.environ.pop("NO_COLOR", None)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory):
+    """The cache of SymPy's derivatives in a directory of this test session's (of this
+    pytest-xdist worker's): tests never read or write the user's cache, and subprocesses
+    inherit the variable."""
+    saved = os.environ.get("GRADCLI_CACHE_DIR")
+    os.environ["GRADCLI_CACHE_DIR"] = str(tmp_path_factory.mktemp("gradcli-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("GRADCLI_CACHE_DIR", None)
+    else:
+        os.environ["GRADCLI_CACHE_DIR"] = saved
+
+
 @pytest.fixture(autouse=True)
 def _default_limits(monkeypatch):
     """Every test starts from the library's default limits.

@@ -66,10 +66,12 @@ def run_check(
     rtol: float | None = None,
     atol: float | None = None,
     fd_elements: int | None = None,
+    session=None,
 ) -> CheckReport:
     """Check ev's gradients (method None: formulas only); customs=True also checks every
     custom gradient against the derivative of its function's body; finite differences
-    perturb at most fd_elements elements (default limits.fd_max_elements)."""
+    perturb at most fd_elements elements (default limits.fd_max_elements). A session
+    (session.begin) brings the cache and a worker started ahead."""
     started = time.monotonic()
     problem = ev.problem.scratch()  # custom gradients' references are built on a copy
     graph = problem.graph
@@ -88,7 +90,9 @@ def run_check(
         report.reason = "a float32 spec: finite differences in float64"
     sym, failure = None, None
     if want_sympy or symbolic:
-        sym, failure = _try_sympy(problem, values, want_sympy, symbolic, custom_ids, outputs)
+        sym, failure = _try_sympy(
+            problem, values, want_sympy, symbolic, custom_ids, outputs, session
+        )
     if symbolic:
         report.formulas = None if sym is None else sym["formulas"]
         report.formula_note = failure
@@ -140,8 +144,13 @@ def _input_checks(ev: Evaluation, rtol, atol) -> dict[int, InputCheck]:
     return out
 
 
-def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs):
-    """(the SymPy worker's result, None) or (None, why SymPy could not be used)."""
+def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs, session=None):
+    """(the SymPy worker's result, None) or (None, why SymPy could not be used).
+
+    With a session (the command line's), the gradients' derivatives come from the cache
+    when it has them for this structure and translation (no SymPy at all), else from
+    SymPy in the session's worker, and are then stored.
+    """
     lim = limits.current
     size = tree_size(problem.graph, outputs)
     if size > lim.sympy_max_nodes:
@@ -149,9 +158,17 @@ def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs)
             f"the expression is too big for SymPy: about {_count(size)} nodes, over the limit "
             f"of {lim.sympy_max_nodes:,} (GRADCLI_SYMPY_MAX_NODES)"
         )
-    import sympy  # noqa: F401  (here, so that forked workers share the imported module)
+    look = None
+    cacheable = session is not None and want_values and not want_formulas and not custom_ids
+    if cacheable and session.cache is not None:
+        from gradcli.check import cached
 
-    deadline = time.monotonic() + lim.sympy_timeout
+        look = cached.lookup(session.cache, problem, values)
+        if look is not None and look.gradients is not None:
+            session.outcome = "hit"
+            return {"gradients": look.gradients, "customs": {}, "formulas": None}, None
+    if session is not None:
+        session.outcome = "uncached" if look is None else "miss"
     work = partial(
         _sympy_work,
         problem,
@@ -159,28 +176,77 @@ def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs)
         want_values=want_values,
         want_formulas=want_formulas,
         custom_ids=custom_ids if want_values else [],
-        deadline=deadline,
+        want_program=look is not None,
     )
     try:
-        return budget.run(work, lim.sympy_timeout, recursion_limit=RECURSION_LIMIT), None
+        result = _run_sympy(work, problem, session if cacheable else None)
     except budget.BudgetExceeded:
-        pass
+        return None, _out_of_time()
     except budget.WorkerFailed as exc:
-        if exc.kind == "recursion":
-            return None, "SymPy exceeded Python's recursion limit (the expression is too deep)"
-        if exc.kind == "crash":
-            return None, "the SymPy worker process died (the expression is too deep)"
-        if "OutOfTime" not in str(exc):
-            return None, f"SymPy failed ({exc})"
-    return None, f"SymPy did not finish within {lim.sympy_timeout:g} s (GRADCLI_SYMPY_TIMEOUT)"
+        return None, _failure(exc)
+    if look is not None:
+        cached.store(session.cache, look, result, session.hint)
+    return result, None
+
+
+def _run_sympy(work, problem, session):
+    """work() in the session's worker when there is one and the job can go there, else in a
+    worker forked from this process after importing SymPy here."""
+    lim = limits.current
+    worker = session.take_worker() if session is not None else None
+    if worker is not None:
+        job = _job(work, problem)
+        if job is not None:
+            return worker.run((job, lim.sympy_timeout, lim), lim.sympy_timeout)
+        worker.close()
+    import sympy  # noqa: F401  (here, so that forked workers share the imported module)
+
+    deadline = time.monotonic() + lim.sympy_timeout
+    forked = partial(work, deadline=deadline)
+    return budget.run(forked, lim.sympy_timeout, recursion_limit=RECURSION_LIMIT)
+
+
+def _job(work, problem):
+    """The work with only what the worker needs of the problem, or None if it cannot be sent
+    (a graph holding functions: custom gradients)."""
+    import pickle
+    from dataclasses import replace
+
+    from gradcli.core.problem import Source
+
+    light = replace(problem, spec=None, rebuild=None, source=Source(problem.source.file))
+    job = partial(work.func, light, *work.args[1:], **work.keywords)
+    try:
+        pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        return None
+    return job
+
+
+def _out_of_time() -> str:
+    timeout = limits.current.sympy_timeout
+    return f"SymPy did not finish within {timeout:g} s (GRADCLI_SYMPY_TIMEOUT)"
+
+
+def _failure(exc: budget.WorkerFailed) -> str:
+    if exc.kind == "recursion":
+        return "SymPy exceeded Python's recursion limit (the expression is too deep)"
+    if exc.kind == "crash":
+        return "the SymPy worker process died (the expression is too deep)"
+    if "OutOfTime" not in str(exc):
+        return f"SymPy failed ({exc})"
+    return _out_of_time()
 
 
 def _count(size: float) -> str:
     return f"{size:,.0f}" if size < 1e15 else f"{size:.1e}"
 
 
-def _sympy_work(problem, values, *, want_values, want_formulas, custom_ids, deadline) -> dict:
-    """Everything SymPy computes for one check (runs in the worker process)."""
+def _sympy_work(
+    problem, values, *, want_values, want_formulas, custom_ids, deadline, want_program=False
+) -> dict:
+    """Everything SymPy computes for one check (runs in the worker process); with
+    want_program, also the gradients' derivatives as text for the cache."""
     import sympy
 
     from gradcli.check import sympy_translation as symbolic
@@ -191,16 +257,40 @@ def _sympy_work(problem, values, *, want_values, want_formulas, custom_ids, dead
     if want_values:
         grads = symbolic.gradients(ctx, problem, exprs, natural)
         flat = [e for arr in grads.values() for e in arr.reshape(-1)]
-        numbers = ctx.numbers(flat, ctx.bindings(values))
+        bindings = ctx.bindings(values)
+        code: list | None = [] if want_program else None
+        numbers = ctx.numbers(flat, bindings, code)
         start = 0
         for t, arr in grads.items():
             out["gradients"][t] = numbers[start : start + arr.size].reshape(arr.shape)
             start += arr.size
+        if want_program:
+            out["program"] = _program(code, numbers, list(bindings.values()))
     if custom_ids:
         out["customs"] = symbolic.custom_jacobians(ctx, values, custom_ids)
     if want_formulas:
         out["formulas"] = symbolic.formulas(ctx, problem, exprs, natural)
     return out
+
+
+def _program(code: list, numbers, args: list) -> tuple[int, list[str]] | None:
+    """(argument count, the derivatives as gradcli expressions), when their evaluation
+    without SymPy gives lambdify's numbers bit for bit; None otherwise."""
+    import inspect
+
+    import numpy as np
+
+    from gradcli.check import program
+
+    if not code:
+        return (len(args), []) if len(numbers) == 0 else None
+    try:
+        texts = program.from_lambdified(code[0], inspect.getsource(code[0]))
+        again = program.values([program.parse(t, len(args)) for t in texts], args)
+    except Exception:  # program.Refused, or code this module does not read
+        return None
+    same = np.array_equal(again.view(np.uint64), np.asarray(numbers, np.float64).view(np.uint64))
+    return (len(args), texts) if same else None
 
 
 def _sympy_compare(checks: dict[int, InputCheck], gradients: dict) -> None:

@@ -212,8 +212,9 @@ class Context:
             expr = expr.replace(lambda e: isinstance(e, app), lambda e: e.body())
         return expr.xreplace({sp.zoo: sp.nan})
 
-    def numbers(self, exprs: list, bindings: dict) -> np.ndarray:
-        """The expressions' float64 values at the point, through one lambdify (no cse)."""
+    def numbers(self, exprs: list, bindings: dict, code: list | None = None) -> np.ndarray:
+        """The expressions' float64 values at the point, through one lambdify (no cse);
+        the lambdified function is appended to `code` when it is given."""
         sp = self.sp
         if not exprs:
             return np.zeros(0)
@@ -223,6 +224,8 @@ class Context:
             expanded.append(self.expand(e))
         syms = list(bindings)
         fn = sp.lambdify(syms, expanded, modules="numpy", dummify=True, cse=False)
+        if code is not None:
+            code.append(fn)
         self.tick()
         with np.errstate(all="ignore"):
             raw = fn(*[np.float64(bindings[s]) for s in syms])

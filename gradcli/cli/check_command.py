@@ -5,7 +5,15 @@ from __future__ import annotations
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import CALL, LANG, SYMBOLIC, TABLE_OR_JSON, TOLERANCE, spec_options
+from gradcli.cli.options import (
+    CALL,
+    LANG,
+    NO_CACHE,
+    SYMBOLIC,
+    TABLE_OR_JSON,
+    TOLERANCE,
+    spec_options,
+)
 
 
 @click.command("check")
@@ -30,9 +38,12 @@ from gradcli.cli.options import CALL, LANG, SYMBOLIC, TABLE_OR_JSON, TOLERANCE, 
 )
 @TABLE_OR_JSON
 @SYMBOLIC
+@NO_CACHE
 @LANG
 @CALL
-def check_command(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic, lang, call):
+def check_command(
+    spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic, no_cache, lang, call
+):
     """Cross-check every gradient against SymPy or finite differences.
 
     Also compares every custom gradient with the derivative of its function's body.
@@ -52,9 +63,20 @@ def check_command(spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, sym
     from gradcli.views.check_report import check_document, print_report
     from gradcli.views.format import console, dumps
 
-    problem = load_problem(spec, expr, at, wrt, unconnected)
-    ev = evaluate(problem, keep=True)
-    report = run_check(ev, method, symbolic=symbolic, customs=True, rtol=rtol, atol=atol)
+    session = None
+    if method in ("auto", "sympy") and not symbolic:
+        from gradcli.check.session import begin
+
+        session = begin(spec, expr, use_cache=not no_cache)
+    try:
+        problem = load_problem(spec, expr, at, wrt, unconnected)
+        ev = evaluate(problem, keep=True)
+        report = run_check(
+            ev, method, symbolic=symbolic, customs=True, rtol=rtol, atol=atol, session=session
+        )
+    finally:
+        if session is not None:
+            session.close()
     if fmt == "json":
         print(dumps(check_document(report, symbolic)))
     else:

@@ -7,7 +7,15 @@ import sys
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import CALL, LANG, SAVE, SYMBOLIC, TABLE_JSON_PLAIN, spec_options
+from gradcli.cli.options import (
+    CALL,
+    LANG,
+    NO_CACHE,
+    SAVE,
+    SYMBOLIC,
+    TABLE_JSON_PLAIN,
+    spec_options,
+)
 
 # eval's check perturbs a small sample (the largest gradients and random elements, plus a
 # random direction through all of them); `gradcli check` goes up to --fd-max-elements
@@ -31,9 +39,12 @@ EVAL_FD_ELEMENTS = 32
     help="Evaluate many input points (JSON Lines or CSV, '-' for stdin); one JSON line each.",
 )
 @SAVE
+@NO_CACHE
 @LANG
 @CALL
-def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, save, lang, call):
+def eval_command(
+    spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, save, no_cache, lang, call
+):
     """Values of the outputs and their gradients, cross-checked.
 
     Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
@@ -57,10 +68,15 @@ def eval_command(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points,
 
     if save is not None:
         saved_arrays.check_target(save)
-    problem = load_problem(spec, expr, at, wrt, unconnected)
-    ev = evaluate(problem, keep=check != "off")  # the check reuses the forward values
-    fmt = choose_format(fmt)
-    report = _cross_check(ev, check, symbolic)
+    session = _session(spec, expr, check, symbolic, no_cache)
+    try:
+        problem = load_problem(spec, expr, at, wrt, unconnected)
+        ev = evaluate(problem, keep=check != "off")  # the check reuses the forward values
+        fmt = choose_format(fmt)
+        report = _cross_check(ev, check, symbolic, session)
+    finally:
+        if session is not None:
+            session.close()
     checked = report if check != "off" else None
 
     found = warnings(ev)  # NaN/Inf origins: warnings only, never a change of exit status
@@ -107,14 +123,23 @@ def _points(spec, expr, at, wrt, unconnected, fmt, symbolic, points) -> int:
     return run_points(load_problem(spec, expr, at, wrt, unconnected), points)
 
 
-def _cross_check(ev, check: str, symbolic: bool):
+def _session(spec, expr, check: str, symbolic: bool, no_cache: bool):
+    """The SymPy session (cache, worker started ahead) when the check may use SymPy."""
+    if check not in ("auto", "sympy") or symbolic:
+        return None  # --symbolic's formulas are SymPy's own: computed as before, uncached
+    from gradcli.check.session import begin
+
+    return begin(spec, expr, use_cache=not no_cache)
+
+
+def _cross_check(ev, check: str, symbolic: bool, session=None):
     """The check's report (None with --check off and no --symbolic); imports it lazily."""
     if check == "off" and not symbolic:
         return None
     from gradcli.check.run import run_check
 
     method = None if check == "off" else check
-    return run_check(ev, method, symbolic=symbolic, fd_elements=EVAL_FD_ELEMENTS)
+    return run_check(ev, method, symbolic=symbolic, fd_elements=EVAL_FD_ELEMENTS, session=session)
 
 
 def _explanations(ev) -> dict:

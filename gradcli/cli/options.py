@@ -142,3 +142,11 @@ SAVE = click.option(
     metavar="FILE",
     help="Write the results to FILE in NumPy's .npz format; print only their summary.",
 )
+
+
+NO_CACHE = click.option(
+    "--no-cache",
+    "no_cache",
+    is_flag=True,
+    help="Neither read nor write the cache of SymPy's derivatives (see GRADCLI_CACHE_DIR).",
+)

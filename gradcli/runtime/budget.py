@@ -6,7 +6,8 @@ this process, so it sees the graph and values without copying them; its result c
 back pickled through a pipe. When the budget runs out the worker is killed (SIGKILL)
 and BudgetExceeded is raised; a worker that crashes (a C stack overflow in deep SymPy
 recursion, say) raises WorkerFailed. The worker also arms its own alarm, so it dies
-even if this process is killed first.
+even if this process is killed first, and its standard streams are /dev/null, so nothing
+it (or a fatal error in it) prints reaches the command's output.
 
 Where fork is unavailable (Windows) the function runs in this process; it must then
 check the deadline it is given between steps (symbolic.Context.tick does).
@@ -51,14 +52,19 @@ def run(fn, seconds: float, *, recursion_limit: int | None = None):
     os.close(write_end)
     finished = False
     try:
-        data = _collect(read_end, time.monotonic() + seconds)
+        data = collect(read_end, time.monotonic() + seconds)
         finished = True  # end of file: the worker has closed its end by exiting
     finally:
         os.close(read_end)
         _reap(pid, kill=not finished)
+    return outcome(data)
+
+
+def outcome(data: bytes):
+    """The result a worker wrote (its own pickled bytes), or the exception it reported."""
     if not data:
         raise WorkerFailed("the SymPy worker process died", "crash")
-    status, payload = pickle.loads(data)  # our own worker's bytes
+    status, payload = pickle.loads(data)  # our own worker's bytes, through our own pipe
     if status == "ok":
         return payload
     raise WorkerFailed(payload[1], payload[0])
@@ -74,6 +80,25 @@ def _call(fn):
 
 
 def _worker(fn, fd: int, seconds: float, recursion_limit: int | None) -> None:
+    _quiet_stdio()  # nothing the worker or a crash in it prints reaches the command's streams
+    serve(fn, fd, seconds, recursion_limit)
+
+
+def _quiet_stdio() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+    except OSError:
+        return
+    for target in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(devnull, target)
+    if devnull > 2:
+        os.close(devnull)
+
+
+def serve(fn, fd: int, seconds: float, recursion_limit: int | None) -> None:
+    """In a worker process: run fn under an alarm of `seconds` (+1), write its pickled outcome
+    to fd, and exit without running atexit handlers or flushing inherited buffers."""
     status = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -97,7 +122,7 @@ def _worker(fn, fd: int, seconds: float, recursion_limit: int | None) -> None:
         os._exit(status)  # skip atexit handlers and the parent's buffered output
 
 
-def _collect(fd: int, deadline: float) -> bytes:
+def collect(fd: int, deadline: float) -> bytes:
     chunks = []
     while True:
         remaining = deadline - time.monotonic()

@@ -537,17 +537,23 @@ def test_sympy_is_not_imported(args):
     assert proc.stdout.rstrip().endswith("NO-SYMPY 0")
 
 
-def test_sympy_is_imported_by_the_default_check():
+def test_the_default_check_runs_sympy_in_its_worker():
+    # without the cache, the default check uses SymPy: imported in the worker process the
+    # command starts at once, never in the command's own process (tests/cli/
+    # test_sympy_cache_cli.py: with the cache, a spec seen before needs no SymPy at all)
     code = (
         "import sys\n"
         "from gradcli.cli.main import cli\n"
-        "cli.main(['eval', 'specs/quadratic.yaml'], standalone_mode=False)\n"
+        "args = ['eval', 'specs/quadratic.yaml', '--format', 'json', '--no-cache']\n"
+        "cli.main(args, standalone_mode=False)\n"
         "print('sympy' in sys.modules)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=SPECS.parent, capture_output=True, text=True
     )
-    assert proc.stdout.splitlines()[-1] == "True"
+    *doc, imported = proc.stdout.splitlines()
+    assert json.loads("\n".join(doc))["check"]["method"] == "sympy"
+    assert imported == "False"
 
 
 def test_big_custom_gradient_is_checked_on_a_sample():

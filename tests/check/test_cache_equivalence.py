@@ -1,0 +1,153 @@
+"""The check with the cache of SymPy's derivatives says exactly what it says without it.
+
+Over every spec in specs/ and a spread of TensorFlow reference cases (the first case of
+each set of functions tests/data/tf_reference.json calls: every op with a SymPy form,
+their kinks, ties, edges and non-finite values), the check runs
+- through a session with an empty cache (a miss: SymPy computes and the entry is
+  written), then again (a hit: the stored derivatives evaluated without SymPy), and for
+  the specs also without a session: the reports must be identical, document, summary and
+  every reference number bit for bit;
+- at a second point (the float inputs moved): without the cache, and through it, where
+  the entry written at the first point is used whenever the translation's fingerprint is
+  the same (and must then be a hit).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import numpy as np
+import pytest
+from helpers import SPECS, TEST_DATA
+
+from gradcli import api
+from gradcli.check.cache import Cache
+from gradcli.check.conventions import forward_values
+from gradcli.check.run import run_check
+from gradcli.check.session import Session
+from gradcli.check.tracer import fingerprint
+from gradcli.views.check_report import check_document, summary
+
+DATA = json.loads((TEST_DATA / "tf_reference.json").read_text())
+
+
+def _spread() -> dict[str, dict]:
+    """The first case of each set of called function names."""
+    chosen: dict[frozenset, dict] = {}
+    for case in DATA["cases"]:
+        text = case.get("expr") or case["spec"]
+        names = frozenset(re.findall(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", text))
+        chosen.setdefault(names, case)
+    return {c["id"]: c for c in chosen.values()}
+
+
+CASES = _spread()
+SPEC_FILES = sorted(p.name for p in SPECS.glob("*.yaml"))
+
+
+def report_text(report) -> tuple:
+    """Everything the check reports: its JSON document, its summary line, and the raw
+    autodiff and reference arrays (bit for bit)."""
+    doc = json.dumps(check_document(report, False), sort_keys=True, default=str)
+    arrays = {
+        name: tuple(
+            None if a is None else np.asarray(a, np.float64).tobytes()
+            for a in (c.autodiff, c.reference)
+        )
+        for name, c in report.inputs.items()
+    }
+    return doc, summary(report), arrays
+
+
+def checked(ev, cache=None):
+    """(the report's text, the session's outcome): without a session when cache is None.
+    A check that raises reports its exception (the same one, cached or not)."""
+    session = None if cache is None else Session(cache, None, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            report = report_text(run_check(ev, "auto", session=session))
+        except Exception as exc:  # finite differences of eigvalsh through a NaN raise
+            report = (type(exc).__name__, str(exc))
+    return report, None if session is None else session.outcome
+
+
+def same_point(ev, cache, plain=True) -> tuple[str | None, str | None]:
+    """Check at ev's point through the cache twice (a miss, then a hit when the derivatives
+    were stored), and without it when `plain`; the outcomes of the two cached runs."""
+    first, outcome = checked(ev, cache)
+    if plain:
+        assert first == checked(ev)[0], "a miss reports what the uncached check reports"
+    second, again = checked(ev, cache)
+    assert second == first, "a hit reports what SymPy reported"
+    if outcome == "miss" and again != "hit":
+        assert again == "miss"  # nothing was stored: the derivatives have no program form
+    return outcome, again
+
+
+def print_of(ev) -> str | None:
+    problem = ev.problem.scratch()
+    traced = fingerprint(problem, forward_values(problem.graph, problem.outputs))
+    return None if traced is None else traced[0]
+
+
+# the specs whose check is not cached: a custom function (its grad: is differentiated by
+# SymPy), and one too big for SymPy (finite differences)
+NOT_CACHED = {"custom_relu.yaml": ("uncached", "uncached"), "mlp.yaml": (None, None)}
+
+
+@pytest.mark.parametrize("name", SPEC_FILES)
+def test_spec_examples(name, tmp_path):
+    ev = api.grad((SPECS / name).read_text(), {}, spec=True)
+    outcomes = same_point(ev, Cache(str(tmp_path)))
+    assert outcomes == NOT_CACHED.get(name, ("miss", "hit"))
+
+
+COMMON = [
+    "sum(tanh(x @ w) * y)",
+    "mean(sigmoid(x * y) + log(1 + exp(-x)))",
+    "sum(relu(x - 0.2) * y) + sum(maximum(x, y))",
+    "sum(softplus(x) / (1 + x * x)) + sqrt(sum(y * y))",
+    "sum(sin(x) * cos(y) + abs(x - 0.25) + square(y))",
+    "sum(elu(x) * erf(y))",
+]
+
+
+@pytest.mark.parametrize("expr", COMMON)
+def test_common_specs_hit_at_another_point(expr, tmp_path):
+    cache = Cache(str(tmp_path))
+    at = {"x": np.array([[0.5, -1.5], [2.0, 0.75]]), "y": np.array([[1.25, -0.5], [0.3, 2.0]])}
+    at["w"] = np.array([[0.1, 0.2], [-0.3, 0.4]])
+    names = [n for n in at if re.search(rf"\b{n}\b", expr)]
+    at = {n: at[n] for n in names}
+    assert same_point(api.grad(expr, at), cache) == ("miss", "hit")
+    moved = {n: v * 1.125 + 0.0625 for n, v in at.items()}  # no kink crosses sides
+    ev = api.grad(expr, moved)
+    plain, _ = checked(ev)
+    cached, outcome = checked(ev, cache)
+    assert (outcome, cached) == ("hit", plain)
+
+
+@pytest.mark.parametrize("case_id", list(CASES))
+def test_reference_cases_at_two_points(case_id, tmp_path):
+    case = CASES[case_id]
+    cache = Cache(str(tmp_path))
+    if "spec" in case:
+        same_point(api.grad(case["spec"], {}, spec=True), cache, plain=False)
+        return
+    at = {k: np.asarray(v, dtype=float) for k, v in case["at"].items()}
+    ev = api.grad(case["expr"], at, wrt=case.get("wrt"))
+    same_point(ev, cache, plain=False)
+    stored = any(True for _ in tmp_path.glob("sympy-*"))
+    moved = {k: v * 1.0625 + 0.03125 for k, v in at.items()}
+    try:
+        ev2 = api.grad(case["expr"], moved, wrt=case.get("wrt"))
+    except Exception:  # the moved point is outside the domain of an op (an index, a shape)
+        return
+    plain, _ = checked(ev2)
+    cached, outcome = checked(ev2, cache)
+    assert cached == plain
+    if stored and outcome is not None and print_of(ev2) == print_of(ev):
+        assert outcome == "hit", "the same structure and translation: the entry applies"
