@@ -142,29 +142,25 @@ def test_l1_l2_as_a_string_is_kerass_value_error():
     assert exc.value.pos.line == 2
 
 
-def test_dropout_outside_training_is_the_identity_and_training_is_refused_for_now():
+def test_dropout_is_the_identity_outside_training_and_a_fresh_mask_in_training():
     it = interpret(
         """
         import tensorflow as tf
-        x = tf.ones((2, 3))
-        drop = tf.keras.layers.Dropout(0.5)
-        model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), drop])
+        x = tf.ones((4, 8))
+        drop = tf.keras.layers.Dropout(0.5, seed=3)
+        model = tf.keras.Sequential([tf.keras.Input(shape=(8,)), drop])
         a, b, c = drop(x), drop(x, training=False), model(x)
         z = tf.keras.layers.Dropout(0.0)(x, training=True)
+        t1 = model(x, training=True)
+        t2 = drop(x, training=True)
         """
     )
     g = it.globals.vars
     assert g["a"] is g["x"] and g["b"] is g["x"] and g["c"] is g["x"] and g["z"] is g["x"]
-    src = textwrap.dedent(
-        """
-        import tensorflow as tf
-        model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dropout(0.5)])
-        y = model(tf.ones((2, 3)), training=True)
-        """
-    ).encode()
-    with pytest.raises(GradcliError) as exc:
-        read_program(src, "t.py")
-    assert "tf.nn.dropout" in exc.value.message and exc.value.pos.line == 4
+    m1, m2 = it.value(g["t1"].id), it.value(g["t2"].id)
+    # kept elements scaled by 1 / (1 - rate), the others 0 (Keras's inverted dropout)
+    assert set(np.unique(m1)) <= {0.0, 2.0} and set(np.unique(m2)) <= {0.0, 2.0}
+    assert it.g[g["t1"].id].op == "dropout" and not np.array_equal(m1, m2)  # a new mask
 
 
 def test_lambda_passes_arguments_and_tf_functions():
@@ -217,3 +213,26 @@ def test_check_agrees_on_the_layers(snippet):
     res = CliRunner().invoke(cli, ["check", str(CODE / snippet)])
     assert res.exit_code == 0, res.stdout
     assert "agree" in res.stdout
+
+
+def test_explain_names_the_elements_a_training_dropout_dropped(tmp_path):
+    program = tmp_path / "drop.py"
+    program.write_text(
+        textwrap.dedent(
+            """
+            import tensorflow as tf
+            drop = tf.keras.layers.Dropout(0.5)
+            h = tf.ones((4, 8))
+            with tf.GradientTape() as tape:
+                tape.watch(h)
+                loss = tf.reduce_sum(drop(h, training=True))
+            print(tape.gradient(loss, h))
+            """
+        )
+    )
+    grads = read_program(program.read_bytes(), str(program)).calls[0].evaluation.gradients
+    dropped = int(np.sum(np.asarray(next(iter(grads.values()))) == 0))
+    assert 0 < dropped < 32  # the kept elements' gradient is 1 / (1 - rate) = 2
+    res = CliRunner().invoke(cli, ["explain", str(program)])
+    assert f"{dropped} of 32 elements are zero" in res.stdout
+    assert "dropped" in res.stdout and "dropout(rate=0.5)" in res.stdout

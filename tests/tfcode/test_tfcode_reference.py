@@ -63,6 +63,7 @@ READ = [
     "keras_sequential_custom", "keras_functional",
     "keras_cnn_fixed", "keras_conv_pool_layers", "keras_embedding", "keras_merge_layers",
     "keras_regularizers", "keras_regularizers_outside_tape", "keras_conv1d_causal",
+    "keras_dropout_training",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -71,7 +72,7 @@ RAISES_FIRST = {
     "keras_embedding_out_of_range": "Embedding.call()",
 }
 # refused for now, with the construct the error must name
-REFUSED: dict = {"keras_dropout_training": "tf.nn.dropout"}
+REFUSED: dict = {}
 # float32 tanh and sigmoid: TensorFlow's fast Eigen kernels, not numpy's (a deliberate
 # difference, README "Deliberate differences"): these cases compare within a relative tolerance
 RELATIVE = {"keras_activations": 2e-6}
