@@ -6,7 +6,8 @@ atan2, xlogy...), tf_cases_division.py (floormod, floordiv, div_no_nan, mul_no_n
 tf_cases_tensors.py (reductions, matmul, shapes), tf_cases_linalg.py (det, inv,
 solve, cholesky, eigh, svd...), tf_cases_semantics.py
 (cond, stop_gradient, dtypes, connectivity, custom gradients, NaN propagation) and
-tf_cases_second_order.py (Hessians), tf_cases_xent.py (cross entropies, Keras' losses,
+tf_cases_second_order.py (Hessians), tf_cases_derivatives.py (orders 3 and 4 through
+nested tapes), tf_cases_xent.py (cross entropies, Keras' losses,
 norms).
 
 Each case is a gradcli expression (output `f`; every name is a float64 input) or a small
@@ -98,8 +99,24 @@ class Hessian:
     ulps: int | None = None
 
 
+@dataclass
+class Derivative:
+    """Derivatives of order 1 to 4 through nested tapes: one block per sequence of targets,
+    the first target's tape innermost."""
+
+    id: str
+    expr: str
+    inputs: dict[str, In]
+    tf: Callable
+    sequences: list[list[str]]
+    tolerance: str = "close"
+    note: str = ""
+    ulps: int | None = None
+
+
 CASES: list[Case] = []
 HESSIANS: list[Hessian] = []
+DERIVATIVES: list[Derivative] = []
 
 
 def _inputs(at: dict) -> dict[str, In]:
@@ -147,6 +164,14 @@ def hessian(id, text, at, fn, *, wrt=None, exact=False, note="", ulps=None):
     )
 
 
+def derivative(id, text, at, fn, sequences, *, exact=False, note="", ulps=None):
+    """A higher-order case: sequences are lists of input names ("x,y,y" as a string too)."""
+    seqs = [s.split(",") if isinstance(s, str) else list(s) for s in sequences]
+    DERIVATIVES.append(
+        Derivative(id, text, _inputs(at), fn, seqs, "exact" if exact else "close", note, ulps)
+    )
+
+
 X4 = [-1.5, -0.25, 0.5, 2.0]
 M23 = [[0.5, -1.25, 2.0], [-0.75, 1.5, 3.25]]
 W23 = [[1.5, -0.5, 2.0], [0.25, -2.0, 1.0]]
@@ -163,6 +188,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     """Import every case module (each registers its cases, in this order) and return them."""
     import tf_cases_activations  # noqa: F401
     import tf_cases_conv  # noqa: F401
+    import tf_cases_derivatives  # noqa: F401
     import tf_cases_division  # noqa: F401
     import tf_cases_gamma  # noqa: F401
     import tf_cases_index2  # noqa: F401

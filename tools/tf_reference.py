@@ -8,8 +8,9 @@ Run with a Python that has TensorFlow (never a dependency of gradcli or of its t
 Every case in tools/tf_cases*.py pairs a gradcli expression (or a small spec) with the
 equivalent TensorFlow computation written by hand. This script evaluates the TensorFlow
 side with tf.GradientTape, once per unconnected mode ('none' and 'zero'), and stores the
-outputs, the gradients (None kept as null) and, for second-order cases, the Hessian
-blocks, together with each case's gradcli text, so that tests/conformance/test_tf_reference.py can
+outputs, the gradients (None kept as null), for second-order cases the Hessian
+blocks and for higher-order ones the nested tapes' derivatives, together with each
+case's gradcli text, so that tests/conformance/test_tf_reference.py can
 check gradcli against TensorFlow without TensorFlow installed.
 
 Numbers are stored exactly: a finite float as JSON's shortest round-trip decimal (so -0.0
@@ -34,7 +35,7 @@ import tensorflow as tf
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_json import dump
-from tf_cases import Case, Hessian, In, load
+from tf_cases import DERIVATIVES, Case, Derivative, Hessian, In, load
 
 CASES, HESSIANS = load()
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,6 +242,81 @@ def tf_hessian(case: Hessian) -> dict:
     return out
 
 
+def tf_nested(case: Derivative, seq: list[str], flag) -> np.ndarray | None:
+    """d/dw_N ... d/dw_1 F through N nested persistent tapes, w_1's tape innermost.
+
+    Each order after the first is a jacobian of the order before, taken row by row with
+    one-hot output_gradients while the outer tapes still record (so the next order can
+    differentiate it); an order that is None stays None. Only the last order uses `flag`.
+    """
+    tensors = make_tensors(case.inputs)
+    floats = [t for t in tensors.values() if t.dtype.is_floating]
+    tapes = [tf.GradientTape(persistent=True) for _ in seq]
+    for tape in reversed(tapes):  # the outermost first
+        tape.__enter__()
+        for t in floats:
+            tape.watch(t)
+    y = case.tf(Tensors(tensors, tapes[0]))
+    none = tf.UnconnectedGradients.NONE
+    g = None
+    for k, name in enumerate(seq):
+        tapes[k].__exit__(None, None, None)  # the innermost still recording
+        x = tensors[name]
+        last = flag if k == len(seq) - 1 else none
+        if k == 0:
+            g = tapes[0].gradient(y, x, unconnected_gradients=last)
+            g = None if g is None else dense(g)
+            continue
+        if g is None:
+            continue
+        size = int(np.prod(g.shape, dtype=np.int64))
+        rows = []
+        for i in range(size):
+            onehot = np.zeros(size)
+            onehot[i] = 1.0
+            seed = tf.constant(onehot.reshape(g.shape), g.dtype)
+            r = tapes[k].gradient(g, x, output_gradients=seed, unconnected_gradients=last)
+            rows.append(None if r is None else dense(r))
+        if size and all(r is None for r in rows):
+            g = None
+        else:
+            assert all(r is not None for r in rows), case.id
+            shape = tuple(g.shape) + tuple(x.shape)
+            g = tf.reshape(tf.stack(rows), shape) if rows else tf.zeros(shape, x.dtype)
+    return None if g is None else g.numpy()
+
+
+def tf_derivative(case: Derivative) -> dict:
+    """Per mode, one block per sequence: {"wrt": [...], "value": encoded or None}."""
+    out = {}
+    for mode, flag in MODES.items():
+        blocks = []
+        for seq in case.sequences:
+            value = tf_nested(case, seq, flag)
+            if value is None and mode == "zero":
+                shape = [d for n in seq for d in case_shape(case, n)]
+                value = np.zeros(shape, case.inputs[seq[-1]].dtype)
+            blocks.append({"wrt": seq, "value": None if value is None else encode(value)})
+        out[mode] = blocks
+    return out
+
+
+def case_shape(case, name: str) -> list[int]:
+    return list(np.shape(case.inputs[name].value))
+
+
+def derivative_record(case: Derivative) -> dict:
+    return {
+        "id": case.id,
+        "tolerance": case.tolerance,
+        "expr": case.expr,
+        "at": {n: encode(np.asarray(i.value, "float64"))["value"] for n, i in case.inputs.items()},
+        **({"note": case.note} if case.note else {}),
+        **({"ulps": case.ulps} if case.ulps is not None else {}),
+        "derivatives": tf_derivative(case),
+    }
+
+
 # --- the document ------------------------------------------------------------------------------
 def case_record(case: Case) -> dict:
     outputs, grads = tf_first_order(case)
@@ -281,7 +357,7 @@ def hessian_record(case: Hessian) -> dict:
 
 
 def build() -> dict:
-    ids = [c.id for c in CASES] + [h.id for h in HESSIANS]
+    ids = [c.id for c in CASES] + [h.id for h in HESSIANS] + [d.id for d in DERIVATIVES]
     dupes = {i for i in ids if ids.count(i) > 1}
     assert not dupes, f"duplicate case ids: {sorted(dupes)}"
     return {
@@ -291,6 +367,7 @@ def build() -> dict:
         "onednn": os.environ["TF_ENABLE_ONEDNN_OPTS"] != "0",
         "cases": [case_record(c) for c in CASES],
         "hessians": [hessian_record(h) for h in HESSIANS],
+        "derivatives": [derivative_record(d) for d in DERIVATIVES],
     }
 
 
@@ -309,7 +386,8 @@ def main() -> int:
     doc = json.loads(text)
     print(
         f"wrote {args.out} ({len(text) // 1024} KB): {len(doc['cases'])} cases, "
-        f"{len(doc['hessians'])} second-order cases, TensorFlow {doc['tensorflow']}"
+        f"{len(doc['hessians'])} second-order cases, {len(doc['derivatives'])} higher-order "
+        f"cases, TensorFlow {doc['tensorflow']}"
     )
     return 0
 

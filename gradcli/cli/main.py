@@ -1,8 +1,8 @@
 """The gradcli command line: the click group, its error handling and its commands.
 
-Each command lives in its own module (eval.py, explain.py, check.py, graph.py, jacobian.py,
-hessian.py): its click decorators above its body, which imports what it needs only when
-the command runs. Exit statuses are cli/exit_codes.ExitCode.
+Each command lives in its own module (eval_command.py, explain_command.py, ...,
+derivative_command.py): its click decorators above its body, which imports what it needs
+only when the command runs. Exit statuses are cli/exit_codes.ExitCode.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import click
 from gradcli import __version__
 from gradcli.cli import output
 from gradcli.cli.check_command import check_command
+from gradcli.cli.derivative_command import derivative_command
 from gradcli.cli.eval_command import eval_command
 from gradcli.cli.exit_codes import ExitCode
 from gradcli.cli.explain_command import explain_command
@@ -154,5 +155,6 @@ for _command in (
     graph_command,
     jacobian_command,
     hessian_command,
+    derivative_command,
 ):
     cli.add_command(_command)

@@ -270,15 +270,16 @@ def jacobian(problem: Problem) -> dict[str, dict[str, Block]]:
     return result
 
 
-def require_scalar_outputs(problem: Problem) -> None:
-    """A Hessian needs scalar outputs: one clear error naming the first that is not."""
+def require_scalar_outputs(problem: Problem, command: str = "hessian") -> None:
+    """A Hessian (or derivative) needs scalar outputs: one clear error naming the first that
+    is not."""
     graph = problem.graph
     entries = problem.source.positions
     for y in problem.outputs:
         node = graph[y]
         if node.shape != ():
             raise GradcliError(
-                f"hessian needs a scalar output, but '{node.name}' has shape {node.shape}; "
+                f"{command} needs a scalar output, but '{node.name}' has shape {node.shape}; "
                 "reduce it (e.g. sum(...)) or use `gradcli jacobian`",
                 entries.get(node.name, node.pos),
             )

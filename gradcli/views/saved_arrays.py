@@ -1,8 +1,9 @@
 """--save FILE: results in NumPy's .npz format, and what the printed output says instead.
 
 Keys: `outputs/NAME` and `gradients/NAME` (eval), `jacobian/OUTPUT/WRT` and
-`hessian/WRT/WRT` (jacobian, hessian). A None result has no array; its name (the part
-after the section, e.g. `x` or `y/x`) is listed in the string array `none`.
+`hessian/WRT/WRT` (jacobian, hessian), `derivative/W1/.../WN` (derivative). A None
+result has no array; its name (the part after the section, e.g. `x` or `y/x`) is listed
+in the string array `none`.
 """
 
 from __future__ import annotations

@@ -382,3 +382,52 @@ def test_close_tolerance_only_where_a_kernel_rounds():
         if case["tolerance"] == "close" and not INEXACT.search(text) and not case.get("note"):
             loose.append(case["id"])
     assert not loose
+
+
+# --- third and fourth derivatives (gradcli derivative) ----------------------------------------
+DERIVATIVES = {d["id"]: d for d in DATA.get("derivatives", [])}
+
+
+def derivative_cli(case: dict, seq: list[str], mode: str) -> dict:
+    """gradcli derivative --wrt SEQ for one case: its JSON block."""
+    args = ["derivative", "--format", "json", "--unconnected", mode, "-e", case["expr"]]
+    for name, value in decode_at(case["at"]).items():
+        args += ["--at", f"{name}={json.dumps(value.tolist())}"]
+    res = invoke(*args, "--wrt", ",".join(seq))
+    assert res.code == 0, res.stderr
+    doc = json.loads(res.stdout)["derivative"]
+    assert doc["order"] == len(seq)
+    [block] = doc["blocks"]
+    assert block["wrt"] == seq
+    return block
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case_id", list(DERIVATIVES))
+def test_derivative_command_matches_nested_tapes(case_id, mode):
+    case = DERIVATIVES[case_id]
+    problems = []
+    for block in case["derivatives"][mode]:
+        item = derivative_cli(case, block["wrt"], mode)
+        got = None if item["value"] is None else decode(item)
+        if got is not None:
+            assert item["status"] == "connected" or mode == "zero"
+        ulps = case.get("ulps", ULPS)
+        why = mismatch(got, block["value"], case["tolerance"], signed_zeros=False, ulps=ulps)
+        if why:
+            problems.append(f"d/{','.join(block['wrt'])} ({mode}): {why}")
+    assert not problems, f"{case_id}: " + "\n".join(problems)
+
+
+def test_higher_order_cases_reach_orders_3_and_4_and_the_requested_ops():
+    orders = {len(b["wrt"]) for d in DERIVATIVES.values() for b in d["derivatives"]["none"]}
+    assert {3, 4} <= orders
+    text = " ".join(d["expr"] for d in DERIVATIVES.values())
+    ops = "exp( log( tanh( sigmoid( softplus( sin( ** / sqrt( erf( lgamma( @ mean( softmax( relu("
+    for op in [*ops.split(), "abs(", "maximum("]:
+        assert op in text, op
+    for case in DERIVATIVES.values():
+        if "ulps" in case:
+            assert case["tolerance"] == "close" and case["ulps"] > ULPS and case.get("note")
+        if case["tolerance"] == "close" and not case.get("note"):
+            assert INEXACT.search(case["expr"]) or "lgamma(" in case["expr"], case["id"]

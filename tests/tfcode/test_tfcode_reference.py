@@ -35,7 +35,8 @@ READ = [
     "leaves_tape_numpy_function", "leaves_tape_numpy_loss", "leaves_tape_py_function_numpy",
     "loops_python_while", "loops_tensorarray", "loops_tf_function_while", "loops_while_loop",
     "loops_while_loop_nested", "loops_while_loop_tensor_count",
-    "nested_tapes_second_derivative", "non_differentiable_argmax",
+    "nested_tapes_second_derivative", "nested_tapes_third_derivative",
+    "nested_tapes_fourth_derivative", "non_differentiable_argmax",
     "non_differentiable_comparison", "non_differentiable_round", "not_watched_constant",
     "leaves_tape_float_partial", "not_watched_trainable_false", "numpy_in_tf_function",
     "ops_gather_repeated", "ops_matmul", "ops_multi_output", "ops_reductions", "ops_slicing",
@@ -64,6 +65,8 @@ READ = [
     "keras_cnn_fixed", "keras_conv_pool_layers", "keras_embedding", "keras_merge_layers",
     "keras_regularizers", "keras_regularizers_outside_tape", "keras_conv1d_causal",
     "keras_dropout_training",
+    "keras_batchnorm_training", "keras_batchnorm_options", "keras_layernorm", "keras_simple_rnn",
+    "keras_gru", "keras_lstm", "keras_rnn_unused", "keras_rnn_second_order",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -76,6 +79,11 @@ REFUSED: dict = {}
 # float32 tanh and sigmoid: TensorFlow's fast Eigen kernels, not numpy's (a deliberate
 # difference, README "Deliberate differences"): these cases compare within a relative tolerance
 RELATIVE = {"keras_activations": 2e-6}
+# the recurrent layers' float32 tanh/sigmoid (as above) and float32 reductions in another order,
+# amplified where a gradient element is a difference of larger terms (the normalisation's
+# mean subtraction, the gates' products): within 5e-7 of each tensor's largest element
+RELATIVE.update(dict.fromkeys(("keras_layernorm", "keras_simple_rnn", "keras_gru", "keras_lstm",
+                               "keras_rnn_second_order"), 5e-5))  # fmt: skip
 # the reader does not give the expected cause yet: (case, call, source) -> what is missing
 KNOWN_GAPS: dict = {}
 

@@ -29,6 +29,7 @@ from gradcli.tfcode.keras.library import (
     keras_name,
 )
 from gradcli.tfcode.keras.models import MODULE, SEQUENTIAL
+from gradcli.tfcode.keras.normalization import CLASSES as NORMALIZATION_CLASSES
 from gradcli.tfcode.keras.objects import Class, Instance, KerasVariable, Property
 from gradcli.tfcode.keras.protocol import (
     _MISSING,
@@ -39,6 +40,7 @@ from gradcli.tfcode.keras.protocol import (
     set_attribute,
     super_,
 )
+from gradcli.tfcode.keras.recurrent import CLASSES as RECURRENT_CLASSES
 from gradcli.tfcode.values import Module, Opaque, PyFunction
 
 if TYPE_CHECKING:  # annotations only
@@ -58,6 +60,7 @@ CLASSES = {
     **{f"optimizers.{n}": c for n, c in OPTIMIZERS.items()},
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
+    **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
 }  # fmt: skip
 TF_CLASSES = {"tf.Module": MODULE}
 

@@ -22,6 +22,7 @@ NAMES = {
     "lecun_normal": "lecun_normal", "LecunNormal": "lecun_normal",
     "random_normal": "random_normal", "RandomNormal": "random_normal",
     "random_uniform": "random_uniform", "RandomUniform": "random_uniform",
+    "orthogonal": "orthogonal", "Orthogonal": "orthogonal",
 }  # fmt: skip
 # variance scaling: (scale, mode, distribution)
 SCALING = {
@@ -86,6 +87,8 @@ def value(it, init: Initializer, shape, dtype: str, node) -> np.ndarray:
     if kind == "random_uniform":
         low, high = init.value or (-0.05, 0.05)
         return it.rng.uniform(low, high, shape).astype(dtype)
+    if kind == "orthogonal":
+        return orthogonal(it, shape).astype(dtype)
     scale, mode, dist = SCALING[kind]
     fan_in, fan_out = fans(shape)
     n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[mode]
@@ -95,3 +98,12 @@ def value(it, init: Initializer, shape, dtype: str, node) -> np.ndarray:
         return it.rng.uniform(-limit, limit, shape).astype(dtype)
     std = math.sqrt(variance) / 0.87962566103423978  # truncated at two standard deviations
     return np.clip(it.rng.normal(0.0, std, shape), -2 * std, 2 * std).astype(dtype)
+
+
+def orthogonal(it, shape) -> np.ndarray:
+    """Keras's Orthogonal (gain 1): the Q of a normal matrix's QR, columns signed by R's
+    diagonal, for the shape flattened to (prod(shape[:-1]), shape[-1])."""
+    rows, cols = math.prod(shape[:-1]), shape[-1]
+    q, r = np.linalg.qr(it.rng.normal(0.0, 1.0, (max(rows, cols), min(rows, cols))))
+    q = q * np.sign(np.diag(r))
+    return (q.T if rows < cols else q).reshape(shape)

@@ -1,0 +1,259 @@
+"""Keras 3's SimpleRNN, GRU and LSTM for the reader: the cell's step written with gradcli's
+ops, unrolled over the (static) time steps.
+
+Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
+- The layer holds a cell named `simple_rnn_cell`, `gru_cell` or `lstm_cell` (that fixed
+  name, not made unique), so the weights are `lstm/lstm_cell/kernel` (input_dim, k * units),
+  `lstm/lstm_cell/recurrent_kernel` (units, k * units) and `lstm/lstm_cell/bias`, made in
+  that order when the layer is first called; k is 1, 3 (gates z, r, h) or 4 (i, f, c, o).
+- Initializers: kernel glorot_uniform, recurrent_kernel orthogonal, bias zeros; LSTM's
+  unit_forget_bias=True makes the forget gate's bias part ones; GRU's reset_after=True
+  (the default) has a bias of shape (2, 3 * units): input and recurrent biases.
+- activation tanh, recurrent_activation sigmoid (keras.activations, i.e. tf.nn's); the
+  initial state is zeros; the time steps run first to last (last to first with
+  go_backwards, the sequence output then in that reversed order). The result is the last
+  output, the stacked outputs with return_sequences, followed by the final states
+  (h; h and c for LSTM) with return_state.
+- Unlike Keras, the cell's seed generator (a non-trainable int64 `seed_generator_state`
+  variable Keras lists in `layer.variables`, though not in `weights`) is not modelled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras.layers import LAYER, _opt, layer_init, make_weight
+from gradcli.tfcode.keras.library import activation
+from gradcli.tfcode.keras.objects import Builtin, Class, Initializer, Instance, LayerState
+from gradcli.tfcode.keras.protocol import scoped
+from gradcli.tfcode.support import _describe
+from gradcli.tfcode.values import Tensor, Variable
+
+if TYPE_CHECKING:  # annotations only
+    from gradcli.tfcode.interpret import Interpreter
+
+# layer class -> (cell name, gates per unit, the constructor's leading parameter names)
+KINDS = {"SimpleRNN": ("simple_rnn_cell", 1), "GRU": ("gru_cell", 3), "LSTM": ("lstm_cell", 4)}
+OPTIONS = {
+    "SimpleRNN": ("units", "activation", "use_bias", "kernel_initializer",
+                  "recurrent_initializer", "bias_initializer"),
+    "GRU": ("units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+            "recurrent_initializer", "bias_initializer"),
+    "LSTM": ("units", "activation", "recurrent_activation", "use_bias", "kernel_initializer",
+             "recurrent_initializer", "bias_initializer", "unit_forget_bias"),
+}  # fmt: skip
+FLAGS = {"return_sequences": False, "return_state": False, "go_backwards": False,
+         "stateful": False, "unroll": False, "reset_after": True, "unit_forget_bias": True,
+         "implementation": 2, "zero_output_for_mask": False, "use_cudnn": "auto"}  # fmt: skip
+REFUSED = ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+           "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+           "bias_constraint")  # fmt: skip
+
+
+def _rnn_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """SimpleRNN/GRU/LSTM(units, activation="tanh", ..., return_sequences=False, ...)."""
+    kind = obj.cls.name
+    names = OPTIONS[kind]
+    bound = dict(zip(names, args))
+    rest = {}
+    for k, v in kwargs.items():
+        if k in names or k in FLAGS or k in REFUSED or k in ("dropout", "recurrent_dropout",
+                                                              "seed"):  # fmt: skip
+            bound[k] = v
+        else:
+            rest[k] = v
+    for k in REFUSED:
+        if bound.get(k) is not None:
+            it.refuse(node, f"{kind}(..., {k}=...)")
+    for k in ("dropout", "recurrent_dropout"):
+        if bound.get(k, 0.0) not in (0, 0.0):
+            it.refuse(node, f"{kind}(..., {k}=...)", "recurrent dropout is not read")
+    for k in ("stateful", "unroll"):
+        if bound.get(k, False) not in (False, True) or (k == "stateful" and bound.get(k)):
+            it.refuse(node, f"{kind}(..., {k}=...)")
+    units = bound.get("units")
+    if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
+        it.refuse(node, f"{kind}(units={_describe(units)})", "give a positive Python integer")
+    layer_init(it, obj, [], rest, node)
+    flags = {k: bound.get(k, v) for k, v in FLAGS.items()}
+    for k in ("return_sequences", "return_state", "go_backwards", "reset_after",
+              "unit_forget_bias"):  # fmt: skip
+        if not isinstance(flags[k], bool):
+            it.refuse(node, f"{kind}({k}={_describe(flags[k])})", "give True or False")
+    cell_name, gates = KINDS[kind]
+    cell = Instance(CELL)
+    cell.layer = LayerState(cell_name, obj.layer.trainable)
+    cell.data.update(
+        kind=kind, units=units, gates=gates, dtype=obj.data.get("dtype", "float32"),
+        activation=activation(it, bound.get("activation", "tanh"), node),
+        recurrent_activation=activation(it, bound.get("recurrent_activation", "sigmoid"), node),
+        use_bias=bool(bound.get("use_bias", True)),
+        kernel_init=initializers.get(it, bound.get("kernel_initializer"), node,
+                                     default="glorot_uniform"),
+        recurrent_init=initializers.get(it, bound.get("recurrent_initializer"), node,
+                                        default="orthogonal"),
+        bias_init=initializers.get(it, bound.get("bias_initializer"), node, default="zeros"),
+        reset_after=flags["reset_after"], unit_forget_bias=flags["unit_forget_bias"],
+    )  # fmt: skip
+    obj.data.update(flags)
+    obj.attrs["cell"] = cell
+    return None
+
+
+def _rnn_build(it: Interpreter, obj: Instance, args, kwargs, node):
+    shape = _opt(args, kwargs, 0, "sequences_shape")
+    if not isinstance(shape, (list, tuple)) or not isinstance(shape[-1], int):
+        it.refuse(node, f"{obj.cls.name}.build({_describe(shape)})", "give (batch, time, dim)")
+    if len(shape) != 3:
+        it.refuse(node, f"a {obj.cls.name} layer on a rank-{len(shape)} input", "give rank 3")
+    cell = obj.attrs["cell"]
+    d = cell.data
+    u, k, dtype = d["units"], d["gates"], d["dtype"]
+    with scoped(it, obj):
+        cell.attrs["kernel"] = make_weight(
+            it, cell, "kernel", (shape[-1], k * u), dtype, d["kernel_init"], True, node
+        )
+        cell.attrs["recurrent_kernel"] = make_weight(
+            it, cell, "recurrent_kernel", (u, k * u), dtype, d["recurrent_init"], True, node
+        )
+        cell.attrs["bias"] = None
+        if d["use_bias"]:
+            shape_b = (2, 3 * u) if d["kind"] == "GRU" and d["reset_after"] else (k * u,)
+            init = d["bias_init"]
+            if d["kind"] == "LSTM" and d["unit_forget_bias"]:
+                # Keras's bias initializer: [init(units), ones(units), init(2 * units)]
+                parts = [initializers.value(it, init, (u,), dtype, node), np.ones(u, dtype),
+                         initializers.value(it, init, (2 * u,), dtype, node)]  # fmt: skip
+                init = Initializer("constant", np.concatenate(parts))
+            cell.attrs["bias"] = make_weight(it, cell, "bias", shape_b, dtype, init, True, node)
+    cell.layer.built = True
+    obj.layer.built = True
+    return None
+
+
+def _split(it, x, n: int, axis: int, node) -> list:
+    return it.op_call("split", [x], {"num_or_size_splits": n, "axis": axis}, node)
+
+
+def _columns(it, x, start: int, stop: int, node):
+    """x[:, start:stop]."""
+    i = it.tensor_id(x)
+    return Tensor(it.emit("getitem", [i], {"index": (slice(None), slice(start, stop))}, node))
+
+
+def _step(it: Interpreter, cell: Instance, x, states: list, node) -> tuple:
+    """One cell step: (output, new states), as the Keras cell's call (implementation 2)."""
+    d = cell.data
+    a = cell.attrs
+    u = d["units"]
+    act, rec = d["activation"], d["recurrent_activation"]
+
+    def op(name, *xs, **attrs):
+        return it.op_call(name, list(xs), attrs, node)
+
+    def apply(fn, v):
+        return fn(it, v, node) if fn is not None else v
+
+    kind = d["kind"]
+    if kind == "SimpleRNN":
+        h = op("matmul", x, a["kernel"])
+        if a["bias"] is not None:
+            h = op("add", h, a["bias"])
+        out = apply(act, op("add", h, op("matmul", states[0], a["recurrent_kernel"])))
+        return out, [out]
+    if kind == "LSTM":
+        h_prev, c_prev = states
+        z = op("add", op("matmul", x, a["kernel"]), op("matmul", h_prev, a["recurrent_kernel"]))
+        if a["bias"] is not None:
+            z = op("add", z, a["bias"])
+        z0, z1, z2, z3 = _split(it, z, 4, 1, node)
+        i, f, o = apply(rec, z0), apply(rec, z1), apply(rec, z3)
+        c = op("add", op("mul", f, c_prev), op("mul", i, apply(act, z2)))
+        h = op("mul", o, apply(act, c))
+        return h, [h, c]
+    # GRU
+    h_prev = states[0]
+    input_bias = recurrent_bias = None
+    if a["bias"] is not None:
+        if d["reset_after"]:
+            input_bias, recurrent_bias = (
+                op("squeeze", e, axis=[0]) for e in _split(it, a["bias"], 2, 0, node)
+            )
+        else:
+            input_bias = a["bias"]
+    matrix_x = op("matmul", x, a["kernel"])
+    if input_bias is not None:
+        matrix_x = op("add", matrix_x, input_bias)
+    x_z, x_r, x_h = _split(it, matrix_x, 3, -1, node)
+    if d["reset_after"]:
+        inner = op("matmul", h_prev, a["recurrent_kernel"])
+        if recurrent_bias is not None:
+            inner = op("add", inner, recurrent_bias)
+    else:
+        inner = op("matmul", h_prev, _columns(it, a["recurrent_kernel"], 0, 2 * u, node))
+    z = apply(rec, op("add", x_z, _columns(it, inner, 0, u, node)))
+    r = apply(rec, op("add", x_r, _columns(it, inner, u, 2 * u, node)))
+    if d["reset_after"]:
+        recurrent_h = op("mul", r, _columns(it, inner, 2 * u, 3 * u, node))
+    else:
+        recurrent_h = op(
+            "matmul", op("mul", r, h_prev), _columns(it, a["recurrent_kernel"], 2 * u, 3 * u, node)
+        )
+    hh = apply(act, op("add", x_h, recurrent_h))
+    h = op("add", op("mul", z, h_prev), op("mul", op("sub", 1.0, z), hh))
+    return h, [h]
+
+
+def _rnn_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    """RNN.call(sequences, initial_state=None, mask=None, training=False): the cell over
+    every time step."""
+    x = _opt(args, kwargs, 0, "sequences")
+    if not isinstance(x, (Tensor, Variable)):
+        it.refuse(node, f"a {obj.cls.name} layer called on {_describe(x)}")
+    if _opt(args, kwargs, 2, "mask") is not None:
+        it.refuse(node, f"{obj.cls.name}(..., mask=...)")
+    shape = it.g[it.tensor_id(x, read=False)].shape
+    if len(shape) != 3:
+        it.refuse(node, f"a {obj.cls.name} layer on a rank-{len(shape)} input")
+    cell = obj.attrs["cell"]
+    d = cell.data
+    n_states = 2 if d["kind"] == "LSTM" else 1
+    initial = _opt(args, kwargs, 1, "initial_state")
+    if initial is None:
+        zeros = np.zeros((shape[0], d["units"]), dtype=d["dtype"])
+        states = [it.leaf(zeros, node) for _ in range(n_states)]
+    else:
+        states = list(initial) if isinstance(initial, (list, tuple)) else [initial]
+        if len(states) != n_states or not all(isinstance(s, (Tensor, Variable)) for s in states):
+            it.refuse(node, f"{obj.cls.name}(..., initial_state={_describe(initial)})")
+    steps = it.op_call("unstack", [x], {"axis": 1}, node) if shape[1] else []
+    if obj.data["go_backwards"]:
+        steps = steps[::-1]
+    if not steps:
+        it.refuse(node, f"a {obj.cls.name} layer over zero time steps")
+    outputs = []
+    for xt in steps:
+        out, states = _step(it, cell, xt, states, node)
+        outputs.append(out)
+    result = outputs[-1]
+    if obj.data["return_sequences"]:
+        result = it.op_call("stack", outputs, {"axis": 1}, node)
+    if obj.data["return_state"]:
+        return (result, *states)
+    return result
+
+
+def _cell_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    it.refuse(node, "calling a recurrent layer's cell directly")
+
+
+CELL = Class("RNNCell", (LAYER,), {"call": Builtin(_cell_call)})
+RNN_METHODS = {"__init__": Builtin(_rnn_init), "build": Builtin(_rnn_build),
+               "call": Builtin(_rnn_call)}  # fmt: skip
+SIMPLE_RNN = Class("SimpleRNN", (LAYER,), dict(RNN_METHODS))
+GRU = Class("GRU", (LAYER,), dict(RNN_METHODS))
+LSTM = Class("LSTM", (LAYER,), dict(RNN_METHODS))
+CLASSES = {"layers.SimpleRNN": SIMPLE_RNN, "layers.GRU": GRU, "layers.LSTM": LSTM}
