@@ -12,6 +12,7 @@ from gradcli.cli.options import (
     SYMBOLIC,
     TABLE_OR_JSON,
     TOLERANCE,
+    WEIGHTS,
     spec_options,
 )
 
@@ -41,8 +42,22 @@ from gradcli.cli.options import (
 @NO_CACHE
 @LANG
 @CALL
+@WEIGHTS
 def check_command(
-    spec, expr, at, wrt, unconnected, method, rtol, atol, fmt, symbolic, no_cache, lang, call
+    spec,
+    expr,
+    at,
+    wrt,
+    unconnected,
+    method,
+    rtol,
+    atol,
+    fmt,
+    symbolic,
+    no_cache,
+    lang,
+    call,
+    weights,
 ):
     """Cross-check every gradient against SymPy or finite differences.
 
@@ -54,9 +69,9 @@ def check_command(
     if is_tf_code(spec, lang):  # TensorFlow code: each gradient call's check
         from gradcli.cli import tfcode_analyses
 
-        program = load_program(spec, expr, at, wrt, unconnected)
+        program = load_program(spec, expr, at, wrt, unconnected, weights)
         return tfcode_analyses.run_check(program, call, method, rtol, atol, fmt, symbolic)
-    no_call(call)
+    no_call(call, weights)
     from gradcli.check.run import run_check
     from gradcli.cli.inputs import load_problem
     from gradcli.core.evaluation import evaluate

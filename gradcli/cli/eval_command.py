@@ -14,6 +14,7 @@ from gradcli.cli.options import (
     SAVE,
     SYMBOLIC,
     TABLE_JSON_PLAIN,
+    WEIGHTS,
     spec_options,
 )
 
@@ -42,8 +43,22 @@ EVAL_FD_ELEMENTS = 32
 @NO_CACHE
 @LANG
 @CALL
+@WEIGHTS
 def eval_command(
-    spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, save, no_cache, lang, call
+    spec,
+    expr,
+    at,
+    wrt,
+    unconnected,
+    fmt,
+    check,
+    symbolic,
+    points,
+    save,
+    no_cache,
+    lang,
+    call,
+    weights,
 ):
     """Values of the outputs and their gradients, cross-checked.
 
@@ -56,8 +71,10 @@ def eval_command(
         what = "--points (it writes JSON lines)" if points is not None else "TensorFlow code"
         raise GradcliError(f"--save does not apply to {what}")
     if is_tf_code(spec, lang):  # TensorFlow code: one result per gradient call
-        return run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, call)
-    no_call(call)
+        return run_eval(
+            spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, call, weights
+        )
+    no_call(call, weights)
     if points is not None:
         return _points(spec, expr, at, wrt, unconnected, fmt, symbolic, points)
     from gradcli.cli.inputs import choose_format, load_problem

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import CALL, LANG, TABLE_OR_JSON, spec_options
+from gradcli.cli.options import CALL, LANG, TABLE_OR_JSON, WEIGHTS, spec_options
 
 
 @click.command("explain")
@@ -20,7 +20,8 @@ from gradcli.cli.options import CALL, LANG, TABLE_OR_JSON, spec_options
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
 @LANG
 @CALL
-def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang, call):
+@WEIGHTS
+def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang, call, weights):
     """Why each gradient is None or zero: the node that cut or zeroed it.
 
     One result per (output, input) pair. Exit status: 0 when every gradient is connected,
@@ -30,8 +31,8 @@ def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang, 
     from gradcli.cli.tfcode_commands import is_tf_code, no_call, run_explain
 
     if is_tf_code(spec, lang):  # TensorFlow code: pairs per gradient call
-        return run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, call)
-    no_call(call)
+        return run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, call, weights)
+    no_call(call, weights)
     from gradcli.cli.inputs import load_problem
     from gradcli.explain.analysis import explain
     from gradcli.views.explain_report import document, print_report

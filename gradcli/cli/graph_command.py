@@ -7,7 +7,7 @@ import sys
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import CALL, LANG, format_option, spec_options
+from gradcli.cli.options import CALL, LANG, WEIGHTS, format_option, spec_options
 from gradcli.runtime.errors import GradcliError
 
 
@@ -18,16 +18,17 @@ from gradcli.runtime.errors import GradcliError
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
 @LANG
 @CALL
-def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output, lang, call):
+@WEIGHTS
+def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output, lang, call, weights):
     """The forward graph (and with --grad the gradient graph): tree, DOT, Mermaid, JSON."""
     from gradcli.cli.tfcode_commands import is_tf_code, load_program, no_call
 
     if is_tf_code(spec, lang):  # TensorFlow code: each gradient call's graph
         from gradcli.cli import tfcode_analyses
 
-        program = load_program(spec, expr, at, wrt, unconnected)
+        program = load_program(spec, expr, at, wrt, unconnected, weights)
         return tfcode_analyses.run_graph(program, call, grad, fmt, output)
-    no_call(call)
+    no_call(call, weights)
     from gradcli.cli.inputs import load_problem
     from gradcli.views.graph_export import write
     from gradcli.views.graph_model import collect

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import CALL, LANG, SAVE, TABLE_JSON_PLAIN, spec_options
+from gradcli.cli.options import CALL, LANG, SAVE, TABLE_JSON_PLAIN, WEIGHTS, spec_options
 from gradcli.runtime.errors import GradcliError
 
 
@@ -15,7 +15,8 @@ from gradcli.runtime.errors import GradcliError
 @SAVE
 @LANG
 @CALL
-def hessian_command(spec, expr, at, wrt, unconnected, fmt, save, lang, call):
+@WEIGHTS
+def hessian_command(spec, expr, at, wrt, unconnected, fmt, save, lang, call, weights):
     """The Hessian of a scalar output: one block per pair of targets."""
     from gradcli.cli.inputs import choose_format, load_problem
     from gradcli.cli.tfcode_commands import is_tf_code, load_program, no_call
@@ -26,9 +27,9 @@ def hessian_command(spec, expr, at, wrt, unconnected, fmt, save, lang, call):
         if save is not None:
             raise GradcliError("--save does not apply to TensorFlow code")
 
-        program = load_program(spec, expr, at, wrt, unconnected)
+        program = load_program(spec, expr, at, wrt, unconnected, weights)
         return tfcode_analyses.run_derivatives(program, call, "hessian", choose_format(fmt))
-    no_call(call)
+    no_call(call, weights)
     from gradcli.core.jacobian import hessian
     from gradcli.views.derivatives_report import write
     from gradcli.views.saved_arrays import check_target

@@ -137,6 +137,14 @@ CALL = click.option(
 )
 
 
+WEIGHTS = click.option(
+    "--weights",
+    metavar="FILE.npz",
+    default=None,
+    help="TensorFlow code: the Keras variables' initial values, keyed by path (dense/kernel).",
+)
+
+
 SAVE = click.option(
     "--save",
     metavar="FILE",

@@ -22,13 +22,14 @@ def is_tf_code(spec: str | None, lang: str | None) -> bool:
     return bool(spec) and spec.endswith(".py")
 
 
-def no_call(call) -> None:
-    """--call picks a gradient call of TensorFlow code; a spec has none."""
-    if call is not None:
-        raise GradcliError("--call applies to TensorFlow code (FILE.py or --lang tf) only")
+def no_call(call, weights=None) -> None:
+    """--call and --weights are about TensorFlow code; a spec has neither."""
+    for flag, value in (("--call", call), ("--weights", weights)):
+        if value is not None:
+            raise GradcliError(f"{flag} applies to TensorFlow code (FILE.py or --lang tf) only")
 
 
-def load_program(spec, expr, at, wrt, unconnected, **unsupported):
+def load_program(spec, expr, at, wrt, unconnected, weights=None, **unsupported):
     """Read the program; the options that pick values or targets of a spec do not apply."""
     from gradcli.tfcode import read_program
 
@@ -42,10 +43,16 @@ def load_program(spec, expr, at, wrt, unconnected, **unsupported):
     if not spec:
         raise GradcliError("no program: give FILE.py ('-' with --lang tf reads stdin)")
     data, label = read_spec_bytes(spec)
-    return read_program(data, label)
+    if weights is None:
+        return read_program(data, label)
+    from gradcli.cli.weights import Weights
+
+    return read_program(data, label, Weights(weights))
 
 
-def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, only=None) -> int:
+def run_eval(
+    spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, only=None, weights=None
+) -> int:
     from gradcli.cli.eval_command import _cross_check as cross_check
     from gradcli.cli.eval_command import _explanations as explanations
     from gradcli.cli.inputs import choose_format
@@ -56,7 +63,7 @@ def run_eval(spec, expr, at, wrt, unconnected, fmt, check, symbolic, points, onl
     from gradcli.views.eval_report import document, plain, print_tables
 
     program = load_program(
-        spec, expr, at, wrt, unconnected, **{"--symbolic": symbolic, "--points": points}
+        spec, expr, at, wrt, unconnected, weights, **{"--symbolic": symbolic, "--points": points}
     )
     fmt = choose_format(fmt)
     docs, failed, status = [], [], OK
@@ -147,10 +154,12 @@ def _chosen(program, only: int | None) -> list:
     return [(only, program.calls[only])]
 
 
-def run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None) -> int:
+def run_explain(
+    spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None, weights=None
+) -> int:
     from gradcli.explain.analysis import explain
 
-    program = load_program(spec, expr, at, wrt, unconnected, **{"--output": output})
+    program = load_program(spec, expr, at, wrt, unconnected, weights, **{"--output": output})
     pairs, status = [], OK if program.error is None else FINDING
     chosen = _chosen(program, only)
     for k, call in chosen:

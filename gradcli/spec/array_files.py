@@ -89,6 +89,22 @@ def load(path: str, key: str | None, label: str, dtype=None, shape=None) -> np.n
     return np.ascontiguousarray(array.astype(native, copy=False))
 
 
+def keys(path: str, label: str) -> list[str]:
+    """The keys of a .npz archive (its members without .npy), sorted; nothing is inflated."""
+    _stat(path, label)
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(4) not in ZIP_MAGICS:
+                raise GradcliError(f"{label} is not a .npz archive")
+            fh.seek(0)
+            with zipfile.ZipFile(fh) as archive:
+                return sorted(name.removesuffix(".npy") for name in archive.namelist())
+    except GradcliError:
+        raise
+    except _DAMAGED as exc:
+        raise GradcliError(f"cannot read {label}: {_reason(exc)}") from None
+
+
 def _stat(path: str, label: str) -> os.stat_result:
     """The file's status; a directory, a missing file, a loop or a FIFO is an error."""
     try:

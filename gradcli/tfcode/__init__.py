@@ -28,8 +28,9 @@ class Program:
     error: dict | None = None
 
 
-def read_program(data: bytes, file: str) -> Program:
-    """Read a TensorFlow program; raises one GradcliError listing every refused construct."""
+def read_program(data: bytes, file: str, weights=None) -> Program:
+    """Read a TensorFlow program (Keras variables from `weights`, a cli.weights.Weights,
+    where it has their paths); raises one GradcliError listing every refused construct."""
     from gradcli.tfcode.interpret import Interpreter
 
     tree, lines = parse(data, file)
@@ -38,9 +39,12 @@ def read_program(data: bytes, file: str) -> Program:
     with paused(lasting=True):
         it = Interpreter(file, lines, feeds(tree))
         it.refusals = refusals
+        it.weights = weights
         it.run_module(tree)
     if refusals:
         raise refusals.error()
+    if weights is not None:
+        weights.check_all_used()
     error = it.error
     if error is not None and not it.calls:  # nothing to report but the error: bad input
         note = f" ({error.note})" if error.note else ""

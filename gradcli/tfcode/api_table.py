@@ -107,16 +107,14 @@ TF["tf.argmax"] = TFOp(
     "argmax",
     ("input", "axis", "output_type", "name"),
     ("input",),
-    {"axis": ("axis", 0)},
-    ignored=("name", "output_type"),
+    {"axis": ("axis", 0), "output_type": ("output_type", "int64")},
 )
 TF["tf.math.argmax"] = TF["tf.argmax"]
 TF["tf.argmin"] = TFOp(
     "argmin",
     ("input", "axis", "output_type", "name"),
     ("input",),
-    {"axis": ("axis", 0)},
-    ignored=("name", "output_type"),
+    {"axis": ("axis", 0), "output_type": ("output_type", "int64")},
 )
 TF["tf.math.argmin"] = TF["tf.argmin"]
 TF["tf.matmul"] = TFOp("matmul", ("a", "b", "name"), ("a", "b"))

@@ -101,6 +101,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.silent = 0  # > 0 inside a retraced tf.function: its gradient calls are not listed
         self.static: dict = {}  # what branches.py found in statements, by their ids
         self.keras = None  # the Keras object model's bookkeeping (tfcode/keras), on first use
+        self.weights = None  # --weights: Keras variables' initial values (cli/weights.py)
 
     # --- running ------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> None:

@@ -78,3 +78,36 @@ def test_every_raw_op_row_names_a_registered_op_and_takes_tensorflows_arguments(
         if not set(row.tensors) <= set(row.params):
             wrong.append(f"{name}: a tensor input is not one of its arguments")
     assert not wrong, "\n".join(wrong)
+
+
+def test_argmax_output_type_gives_the_dtype_tensorflow_gives():
+    # tf.argmax(..., output_type=tf.int32) is int32 (it was read as int64 and then met int32
+    # labels in tf.equal as a dtype error TensorFlow does not raise)
+    from gradcli.tfcode import read_program
+
+    code = (
+        "import tensorflow as tf\n"
+        "x = tf.Variable([[1.0, 3.0], [4.0, 2.0]])\n"
+        "labels = tf.constant([1, 0])\n"
+        "with tf.GradientTape() as t:\n"
+        "    p = tf.argmax(x, axis=-1, output_type=tf.int32)\n"
+        "    q = tf.math.argmin(x, 1)\n"
+        "    ok = tf.cast(tf.equal(p, labels), tf.float32)\n"
+        "    y = tf.reduce_sum(x * tf.expand_dims(ok, 1)) + tf.cast(tf.reduce_sum(q), tf.float32)\n"
+        "g = t.gradient(y, x)\n"
+    )
+    (call,) = read_program(code.encode(), "t.py").calls
+    graph = call.problem.graph
+    dtypes = {n.op: n.dtype for n in graph.nodes if n.op in ("argmax", "argmin")}
+    assert dtypes == {"argmax": "int32", "argmin": "int64"}
+    assert call.evaluation.gradients["x"].tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_argmax_output_type_in_specs():
+    from helpers import invoke
+
+    res = invoke("eval", "-e", "argmax(x, axis=1, output_type='int32')", "--at",
+                 "x=[[1, 3], [4, 2]]", "--format", "json")  # fmt: skip
+    assert res.code == 0 and '"dtype": "int32"' in res.stdout
+    res = invoke("eval", "-e", "argmax(x, output_type='float32')", "--at", "x=[1, 3]")
+    assert res.code == 2 and "output_type must be 'int32' or 'int64'" in res.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import interpret_tf
 
 from gradcli.cli.main import cli
 from gradcli.runtime.errors import GradcliError
@@ -23,13 +24,7 @@ from gradcli.tfcode.interpret import Interpreter
 CODE = Path(__file__).parents[1] / "data" / "tf_code"
 
 
-def interpret(source: str) -> Interpreter:
-    """Run the reader over source; its interpreter, to look at the objects it made."""
-    source = textwrap.dedent(source)
-    it = Interpreter("t.py", source.splitlines())
-    it.run_module(ast.parse(source))
-    assert not it.refusals, it.refusals.error().message
-    return it
+interpret = interpret_tf  # the reader's interpreter after a program (tests/helpers.py)
 
 
 def paths(it: Interpreter, expr: str) -> list[str]:

@@ -321,22 +321,34 @@ def _arg_infer(name):
         if len(x.shape) == 0:
             raise ShapeError(f"{name} needs a tensor of rank 1 or more, got a scalar")
         axes = normalize_axes(name, axis, len(x.shape))
-        return reduced_shape(x.shape, axes, False), "int64"
+        out = attrs.get("output_type") or "int64"
+        if out not in ARG_TYPES:
+            raise ShapeError(f"{name}: output_type must be 'int32' or 'int64', got '{out}'")
+        return reduced_shape(x.shape, axes, False), out
 
     return infer
 
 
-# argmax/argmin reduce axis 0 by default, as tf.argmax; the result is int64 and cuts gradients
+ARG_TYPES = ("int32", "int64")  # tf.argmax's output_type
+
+
+def _arg_forward(fn, attrs):
+    out = np.dtype(attrs.get("output_type") or "int64")
+    return lambda x: np.asarray(_arg(fn)(x, attrs.get("axis", 0), False), dtype=out)[()]
+
+
+# argmax/argmin reduce axis 0 by default, as tf.argmax; the result is int64 (or output_type)
+# and cuts gradients
 for _name, _fn in (("argmax", np.argmax), ("argmin", np.argmin)):
     register(
         Op(
             _name,
             _arg_infer(_name),
-            bind=lambda attrs, fn=_fn: lambda x: _arg(fn)(x, attrs.get("axis", 0), False),
+            bind=lambda attrs, fn=_fn: _arg_forward(fn, attrs),
             grads=(None,),
             behavior=CUT,
             public=True,
             arity=1,
-            attrs=(Attr("axis", AttrKind.AXIS, 0),),
+            attrs=(Attr("axis", AttrKind.AXIS, 0), Attr("output_type", AttrKind.STR)),
         )
     )

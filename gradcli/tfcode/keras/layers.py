@@ -124,7 +124,8 @@ def make_weight(it, obj: Instance, name: str, shape, dtype, init, trainable: boo
     trainable; Keras lists it while the layer is trainable)."""
     with scoped(it, obj):
         path = "/".join([n for _, n in state(it).scopes] + [name])
-    value = initializers.value(it, init, shape, dtype, node)
+    given = None if it.weights is None else it.weights.value(path, shape, dtype, it.pos(node))
+    value = initializers.value(it, init, shape, dtype, node) if given is None else given
     saved = it.label
     it.label = path
     try:
