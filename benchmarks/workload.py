@@ -286,6 +286,34 @@ def tfcode_read(path, reps):
     return {"times": times[1:]}
 
 
+def keras_explain(path, reps):
+    """A Keras script read and explained in process (what `gradcli explain FILE.py` computes),
+    and the floor: evaluating the same gradient graphs (each call's Problem), per repetition."""
+    from gradcli.core.evaluation import evaluate
+    from gradcli.explain.analysis import explain
+    from gradcli.runtime.gcpause import paused
+    from gradcli.tfcode import read_program
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    times, floor = [], []
+    for _ in range(reps + 1):  # the first repetition warms up
+        t = clock()
+        with paused():
+            program = read_program(data, path)
+            for call in program.calls:
+                if call.problem is not None:
+                    explain(call.problem)
+        times.append(clock() - t)
+        t = clock()
+        with paused():
+            for call in program.calls:
+                if call.problem is not None:
+                    evaluate(call.problem.scratch())
+        floor.append(clock() - t)
+    return {"times": times[1:], "floor": floor[1:], "calls": len(program.calls)}
+
+
 def spec_read(path, reps):
     """A spec read, built and evaluated in process (tfcode_read's counterpart)."""
     from gradcli.core.evaluation import evaluate
@@ -474,6 +502,7 @@ KINDS = {
     "output-numpy": output_numpy,
     "engine": engine,
     "tfcode-read": tfcode_read,
+    "keras-explain": keras_explain,
     "spec-read": spec_read,
     "contraction-numpy": contraction_numpy,
     "tensordot-engine": tensordot_engine,

@@ -167,3 +167,18 @@ def eval_grad(expr: str, **at) -> tuple:
 def num(v):
     """A JSON value ("inf", "nan" strings included) as a float or a float array."""
     return np.array([float(e) for e in np.ravel(v)]) if isinstance(v, list) else float(v)
+
+
+def interpret_tf(source: str):
+    """Run the TensorFlow reader over (dedented) source; its interpreter, to look at the
+    objects it made (the reader refused nothing)."""
+    import ast
+    import textwrap
+
+    from gradcli.tfcode.interpret import Interpreter
+
+    source = textwrap.dedent(source)
+    it = Interpreter("t.py", source.splitlines())
+    it.run_module(ast.parse(source))
+    assert not it.refusals, it.refusals.error().message
+    return it

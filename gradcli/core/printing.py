@@ -43,8 +43,10 @@ def _index(index) -> str:
             if item.step is not None:
                 text += f":{item.step}"
             parts.append(text)
+        elif item is Ellipsis:
+            parts.append("...")
         else:
-            parts.append(str(item))
+            parts.append(str(item))  # an integer, or None (a new axis)
     return ", ".join(parts)
 
 

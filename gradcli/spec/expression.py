@@ -82,6 +82,14 @@ class Slice:
 
 
 @dataclass(slots=True)
+class IndexMarker:
+    """`None` (a new axis of size 1) or `...` (all the axes not indexed) inside [...]."""
+
+    value: object  # None or Ellipsis
+    pos: Pos
+
+
+@dataclass(slots=True)
 class Index:
     value: object
     items: list  # expressions and Slices
@@ -95,7 +103,7 @@ _TOKEN = re.compile(
   | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
   | (?P<str>'[^'\n]*'|"[^"\n]*")
-  | (?P<op>\*\*|<=|>=|==|!=|//|[-+*/@()\[\],:=<>.%])
+  | (?P<op>\*\*|<=|>=|==|!=|//|\.\.\.|[-+*/@()\[\],:=<>.%])
     """,
     re.VERBOSE,
 )
@@ -387,6 +395,11 @@ class Parser:
         tok = self.peek()
         if tok.kind == "end":
             raise self.unexpected(tok)
+        if (tok.kind, tok.text) in (("op", "..."), ("name", "None")):  # x[..., 0], x[:, None]
+            self.next()
+            if self.peek().text not in (",", "]"):
+                raise self.error(f"{tok.text} stands alone in an index", tok)
+            return IndexMarker(Ellipsis if tok.text == "..." else None, self.pos(tok))
         parts: list = [None]
         colons = 0
         while True:

@@ -278,6 +278,8 @@ class Builder(FunctionCalls):
             return self.index(node, args[0], args[1:])
         if isinstance(node, ast.Slice):
             return self.slice(node, args)
+        if isinstance(node, ast.IndexMarker):
+            return node.value
         raise AssertionError(f"unknown AST node {node!r}")
 
     def name(self, node: ast.Name):
@@ -467,7 +469,7 @@ class Builder(FunctionCalls):
             return self.pick(node, value, items)
         index = []
         for item, raw in zip(items, node.items):
-            if isinstance(item, slice):
+            if isinstance(item, slice) or item is None or item is Ellipsis:
                 index.append(item)
             else:
                 index.append(_constant_int(item, "an index", getattr(raw, "pos", node.pos)))

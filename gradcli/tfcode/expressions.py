@@ -59,7 +59,7 @@ class ExpressionMixin:
         reads; each branch is short or a call, so the table reads best as one function)."""
         kind = type(node)
         if kind is ast.Constant:
-            if isinstance(node.value, (bytes, complex)) or node.value is Ellipsis:
+            if isinstance(node.value, (bytes, complex)):
                 self.refuse(node, f"the constant {ast.unparse(node)}")
             return node.value
         if kind is ast.Name:
@@ -250,7 +250,10 @@ class ExpressionMixin:
         if isinstance(value, (Tensor, Variable)):
             items = key if isinstance(key, tuple) else (key,)
             index = []
-            for item in items:
+            for item in items:  # None (tf.newaxis) and ... index as NumPy's do
+                if item is None or item is Ellipsis:
+                    index.append(item)
+                    continue
                 if isinstance(item, bool) or not isinstance(item, (int, slice)):
                     self.refuse(node, f"indexing a tensor with {_describe(item)}")
                 index.append(item)

@@ -285,6 +285,8 @@ def _attr_text(value) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f"'{value}'"
+    if value is Ellipsis:
+        return "..."
     if isinstance(value, slice):
         parts = ["" if p is None else str(p) for p in (value.start, value.stop, value.step)]
         return ":".join(parts[:2]) + (f":{parts[2]}" if value.step is not None else "")

@@ -294,3 +294,40 @@ def test_errors_are_positioned(expr, message):
     assert res.code == 2, res.stderr
     assert res.stderr.startswith("gradcli: error: <expr>:1:"), res.stderr
     assert re.search(message, res.stderr), res.stderr
+
+
+# --- indexing with None (a new axis) and ... (the axes not indexed), as NumPy and TensorFlow -----
+NEWAXIS = [
+    ("x[None, :] * x[:, None]", (3,), lambda x: x[None, :] * x[:, None]),
+    ("x[..., 0]", (2, 3, 2), lambda x: x[..., 0]),
+    ("x[None, ..., 1:, None] * x[0, ...]", (2, 3), lambda x: x[None, ..., 1:, None] * x[0, ...]),
+    ("x[..., None, -1] ** 3", (2, 2, 3), lambda x: x[..., None, -1] ** 3),
+    ("x[...]", (2, 3), lambda x: x[...]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expr", "shape", "numpy"), NEWAXIS)
+def test_new_axes_and_ellipsis_index_as_numpy(expr, shape, numpy):
+    x = RNG.uniform(-2, 2, size=shape)
+    np.testing.assert_array_equal(forward(expr, {"x": x}), numpy(x))
+    assert_first_and_second_order(f"sum(sin({expr}) * {expr})", {"x": x}, "x", RNG)
+
+
+def test_new_axes_and_ellipsis_check_against_sympy_and_explain():
+    res = invoke("check", "-e", "sum(sin(x[None, ..., 0]) * x[..., None, 1])", "--at",
+                 "x=[[1, 2], [3, 4]]", "--method", "sympy")  # fmt: skip
+    assert res.code == 0, res.stderr
+    doc = run_json("explain", "-e", "sum(x[..., 0, None])", "--at", "x=[[1, 2], [3, 4]]", code=1)
+    (pair,) = doc["pairs"]
+    assert pair["causes"][0]["kind"] == "unselected"
+    assert pair["causes"][0]["detail"].startswith("x[..., 0, None] uses 2 of 4 elements of x")
+
+
+@pytest.mark.parametrize(("expr", "message"), [
+    ("x[..., ...]", "an index can only have a single ellipsis ('...')"),
+    ("x[None + 1]", "None stands alone in an index"),
+    ("x[..., 0, 0, 0]", "too many indices (3) for a tensor of shape (2, 2)"),
+])  # fmt: skip
+def test_bad_new_axes_and_ellipses_are_one_line_errors(expr, message):
+    res = invoke("eval", "-e", f"sum({expr})", "--at", "x=[[1, 2], [3, 4]]")
+    assert res.code == 2 and message in res.stderr and res.stderr.count("\n") == 1

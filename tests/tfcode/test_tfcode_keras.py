@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import interpret_tf
 
 from gradcli.cli.main import cli
 from gradcli.runtime.errors import GradcliError
@@ -23,13 +24,7 @@ from gradcli.tfcode.interpret import Interpreter
 CODE = Path(__file__).parents[1] / "data" / "tf_code"
 
 
-def interpret(source: str) -> Interpreter:
-    """Run the reader over source; its interpreter, to look at the objects it made."""
-    source = textwrap.dedent(source)
-    it = Interpreter("t.py", source.splitlines())
-    it.run_module(ast.parse(source))
-    assert not it.refusals, it.refusals.error().message
-    return it
+interpret = interpret_tf  # the reader's interpreter after a program (tests/helpers.py)
 
 
 def paths(it: Interpreter, expr: str) -> list[str]:
@@ -181,7 +176,11 @@ def test_the_untracked_variable_is_named_in_a_note():
 
 # (code after "import tensorflow as tf", the construct named, its line)
 REFUSED = [
-    ("x = tf.keras.layers.Conv2D(4, 3)", "tf.keras.layers.Conv2D", 2),
+    ("x = tf.keras.layers.SeparableConv2D(4, 3)", "tf.keras.layers.SeparableConv2D", 2),
+    ("x = tf.keras.layers.Conv2D(4, 3, data_format='channels_first')", "data_format", 2),
+    ("x = tf.keras.layers.Conv2D(4, 3, groups=2)", "groups=2", 2),
+    ("e = tf.keras.layers.Embedding(3, 2, mask_zero=True)", "mask_zero=True", 2),
+    ("m = tf.keras.layers.Add()\ny = m([tf.ones((2, 3)), tf.ones((2,))])", "different ranks", 3),
     ("x = tf.keras.losses.Huber()", "tf.keras.losses.Huber", 2),
     ("inp = tf.keras.Input(shape=(None, 2))\nout = tf.keras.layers.Dense(1)(inp)",
      "an unknown dimension", 3),
@@ -192,9 +191,9 @@ REFUSED = [
      "m.fit(1, 2, sample_weight=[1])", "model.fit(..., sample_weight=...)", 4),
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.predict(1)", "model.predict", 3),
     ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((2, 3, 4)))", "rank-3", 3),
-    ("d = tf.keras.layers.Dense(1, kernel_regularizer='l2')", "kernel_regularizer", 2),
-    ("class A(tf.keras.layers.Conv2D):\n    pass", "a class deriving from tf.keras.layers.Conv2D",
-     2),
+    ("d = tf.keras.layers.Dense(1, kernel_constraint='non_neg')", "kernel_constraint", 2),
+    ("class A(tf.keras.layers.SeparableConv2D):\n    pass",
+     "a class deriving from tf.keras.layers.SeparableConv2D", 2),
     ("def f(a, /):\n    pass", "positional-only parameters", 2),
     ("def f(**kw):\n    pass\nf(**[1])", "**-unpacking a list", 4),
     ("@tf.function\nclass A(tf.Module):\n    pass", "a class decorator", 2),

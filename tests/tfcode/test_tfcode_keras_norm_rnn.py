@@ -8,12 +8,12 @@ keras_lstm, keras_rnn_unused)."""
 from __future__ import annotations
 
 import ast
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from helpers import interpret_tf
 
 from gradcli.cli.main import cli
 from gradcli.runtime.errors import GradcliError
@@ -23,12 +23,7 @@ from gradcli.tfcode.interpret import Interpreter
 CODE = Path(__file__).parents[1] / "data" / "tf_code"
 
 
-def interpret(source: str) -> Interpreter:
-    source = textwrap.dedent(source)
-    it = Interpreter("t.py", source.splitlines())
-    it.run_module(ast.parse(source))
-    assert not it.refusals, it.refusals.error().message
-    return it
+interpret = interpret_tf  # the reader's interpreter after a program (tests/helpers.py)
 
 
 def get(it: Interpreter, expr: str):

@@ -269,8 +269,21 @@ register(
 
 
 # --- indexing and its gradient -------------------------------------------------------------
+def _axes_indexed(index: tuple, ndim: int) -> list:
+    """The items of an index that take an axis each, `...` spelled out as full slices
+    (None, a new axis, takes none)."""
+    taking = [i for i in index if i is not None]
+    if taking.count(Ellipsis) > 1:
+        raise ShapeError("an index can only have a single ellipsis ('...')")
+    if Ellipsis in taking:
+        k = taking.index(Ellipsis)
+        fill = [slice(None)] * max(ndim - (len(taking) - 1), 0)
+        taking = taking[:k] + fill + taking[k + 1 :]
+    return taking
+
+
 def _index_infer(attrs, x):
-    index = attrs["index"]
+    index = _axes_indexed(attrs["index"], len(x.shape))
     if len(index) > len(x.shape):
         raise ShapeError(
             f"too many indices ({len(index)}) for a tensor of shape {fmt(x.shape)}, which has "

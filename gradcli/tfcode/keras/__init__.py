@@ -15,6 +15,9 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras import regularizers as _regularizers
+from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
+from gradcli.tfcode.keras.core_layers import CORE_CLASSES
 from gradcli.tfcode.keras.functional import keras_input
 from gradcli.tfcode.keras.layers import DENSE, LAYER, MODEL
 from gradcli.tfcode.keras.library import (
@@ -57,6 +60,7 @@ CLASSES = {
     **{f"losses.{n}": c for n, c in LOSS_CLASSES.items()},
     **{f"optimizers.{n}": c for n, c in OPTIMIZERS.items()},
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
+    **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
 }  # fmt: skip
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}

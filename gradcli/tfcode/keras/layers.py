@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode.keras import initializers, training
+from gradcli.tfcode.keras import initializers, regularizers, training
 from gradcli.tfcode.keras.objects import (
     Builtin,
     Class,
@@ -97,9 +97,8 @@ def add_weight(it: Interpreter, obj: Instance, args, kwargs, node):
         if k not in params:
             it.refuse(node, f"add_weight(..., {k}=...)")
         bound[k] = v
-    for k in ("regularizer", "constraint"):
-        if bound.get(k) is not None:
-            it.refuse(node, f"add_weight(..., {k}=...)")
+    if bound.get("constraint") is not None:
+        it.refuse(node, "add_weight(..., constraint=...)")
     shape = bound.get("shape") or ()
     if isinstance(shape, int):
         shape = (shape,)
@@ -115,7 +114,9 @@ def add_weight(it: Interpreter, obj: Instance, args, kwargs, node):
         it.refuse(node, "add_weight(trainable=...) that is not True or False")
     init = initializers.get(it, bound.get("initializer"), node, default="glorot_uniform")
     name = bound.get("name") or state(it).unique("variable")  # Keras's auto_name
-    return make_weight(it, obj, name, tuple(shape), dtype, init, trainable, node)
+    var = make_weight(it, obj, name, tuple(shape), dtype, init, trainable, node)
+    var.regularizer = regularizers.regularizer(it, bound.get("regularizer"), node)
+    return var
 
 
 def make_weight(it, obj: Instance, name: str, shape, dtype, init, trainable: bool, node):
@@ -273,10 +274,6 @@ def _ignored(it, obj, args, kwargs, node):
     return None
 
 
-def _losses(it, obj, args, kwargs, node):
-    return []
-
-
 LAYER = Class(
     "Layer",
     kind="layer",
@@ -297,7 +294,7 @@ LAYER = Class(
         "trainable_weights": Property(_variables("trainable")),
         "non_trainable_variables": Property(_variables("non_trainable")),
         "non_trainable_weights": Property(_variables("non_trainable")),
-        "losses": Property(Builtin(_losses)),
+        "losses": Property(Builtin(regularizers.layer_losses)),
         "summary": Builtin(_ignored),
     },
 )
@@ -352,8 +349,7 @@ def _dense_init(it: Interpreter, obj: Instance, args, kwargs, node):
             bound[k] = v
         else:
             rest[k] = v
-    for k in ("kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint",
-              "lora_rank"):  # fmt: skip
+    for k in ("kernel_constraint", "bias_constraint", "lora_rank"):
         if bound.get(k) is not None:
             it.refuse(node, f"Dense(..., {k}=...)")
     units = bound.get("units")
@@ -370,6 +366,8 @@ def _dense_init(it: Interpreter, obj: Instance, args, kwargs, node):
                                             default="glorot_uniform"),
         bias_initializer=initializers.get(it, bound.get("bias_initializer"), node,
                                           default="zeros"),
+        kernel_regularizer=regularizers.regularizer(it, bound.get("kernel_regularizer"), node),
+        bias_regularizer=regularizers.regularizer(it, bound.get("bias_regularizer"), node),
     )  # fmt: skip
     obj.attrs["bias"] = None
     return None
@@ -385,10 +383,12 @@ def _dense_build(it: Interpreter, obj: Instance, args, kwargs, node):
         it, obj, "kernel", (shape[-1], d["units"]), dtype, d["kernel_initializer"], True, node
     )
     obj.attrs["kernel"] = kernel
+    kernel.regularizer = d.get("kernel_regularizer")
     if d["use_bias"]:
         obj.attrs["bias"] = make_weight(
             it, obj, "bias", (d["units"],), dtype, d["bias_initializer"], True, node
         )
+        obj.attrs["bias"].regularizer = d.get("bias_regularizer")
     obj.layer.built = True
     return None
 

@@ -126,6 +126,7 @@ class KerasVariable(Variable):
     short: str = ""
     keras_trainable: bool = True
     created_trainable: bool = True
+    regularizer: object = None  # its kernel_regularizer=/add_weight(regularizer=) (layer.losses)
 
 
 @dataclass(frozen=True)
