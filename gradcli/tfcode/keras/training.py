@@ -8,7 +8,9 @@ Keras 3.15.1 on TensorFlow 2.21 (verified with tools/tf_code_reference.py):
   keras.losses function wrapped in a Loss with reduction 'sum_over_batch_size'; a Loss object
   is used as it is; a user `def loss(y_true, y_pred)` is wrapped the same way: y_true and
   y_pred converted to float32, its per-sample output averaged over every element (a scalar
-  returned as it is). The compiled loss is cast to float32, times loss_weights when given.
+  returned as it is). The compiled loss is cast to float32, times loss_weights when given;
+  `model.losses` (regularization penalties, read inside the step's tape) are added as Keras's
+  compute_loss does: ops.sum of [compiled loss, *losses].
 - fit's first batch is the first batch_size samples (default 32) when shuffle=False or the
   data fits in one batch; with shuffle=True Keras draws a random first batch (gradcli takes
   the first samples: values then differ, None-ness and causes do not).
