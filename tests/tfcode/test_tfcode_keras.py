@@ -189,7 +189,7 @@ REFUSED = [
      "model.compile", 3),
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.fit(1, 2)", "model.fit", 3),
     ("o = tf.keras.optimizers.SGD()\no.minimize(1)", "minimize", 3),
-    ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((2, 3, 4)))", "rank-3", 3),
+    ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((4,)))", "rank-1", 3),
     ("d = tf.keras.layers.Dense(1, kernel_constraint='non_neg')", "kernel_constraint", 2),
     ("class A(tf.keras.layers.SeparableConv2D):\n    pass",
      "a class deriving from tf.keras.layers.SeparableConv2D", 2),
