@@ -190,7 +190,7 @@ REFUSED = [
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.compile(loss='mse')\n"
      "m.fit(1, 2, sample_weight=[1])", "model.fit(..., sample_weight=...)", 4),
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.predict(1)", "model.predict", 3),
-    ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((2, 3, 4)))", "rank-3", 3),
+    ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((4,)))", "rank-1", 3),
     ("d = tf.keras.layers.Dense(1, kernel_constraint='non_neg')", "kernel_constraint", 2),
     ("class A(tf.keras.layers.SeparableConv2D):\n    pass",
      "a class deriving from tf.keras.layers.SeparableConv2D", 2),

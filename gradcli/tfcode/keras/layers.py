@@ -399,8 +399,10 @@ def _dense_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if not isinstance(x, (Tensor, Variable)):
         it.refuse(node, f"a Dense layer called on {_describe(x)}")
     rank = len(it.g[it.tensor_id(x, read=False)].shape)
-    if rank != 2:
-        it.refuse(node, f"a Dense layer on a rank-{rank} input", "only rank 2 is read")
+    if rank < 2:  # Keras's matmul needs a matrix (TensorFlow raises)
+        it.refuse(node, f"a Dense layer on a rank-{rank} input", "give it a batch axis")
+    # (..., d) @ (d, units): the kernel broadcasts over the leading axes, as TensorFlow's
+    # batched matmul (its gradient sums them), e.g. after an Embedding
     y = it.op_call("matmul", [x, obj.attrs["kernel"]], {}, node)
     if obj.attrs.get("bias") is not None:
         y = it.op_call("add", [y, obj.attrs["bias"]], {}, node)
