@@ -249,6 +249,32 @@ print("second step loss", float(loss))
 
 
 # ---------------------------------------------------------------------------------------------
+# the same model trained the Keras way: compile + fit with a loss function of the file's own
+# ---------------------------------------------------------------------------------------------
+def fit_loss(y_true, y_pred):
+    """The class head's loss as compile takes it (per sample, Keras averages it)."""
+    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+
+
+class HeadOnly(tf.keras.Model):
+    """The classifier's class logits alone, for fit (one output, one loss)."""
+
+    def __init__(self, body, **kwargs):
+        super().__init__(**kwargs)
+        self.body = body
+
+    def call(self, inputs, training=None):
+        logits, _ = self.body(inputs, training=training)
+        return logits
+
+
+trainer = HeadOnly(model)
+trainer.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=1e-2), loss=fit_loss)
+trainer.fit(inputs, labels, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
+print("fitted")
+
+
+# ---------------------------------------------------------------------------------------------
 # a summary of the model's variables
 # ---------------------------------------------------------------------------------------------
 def describe(model):
