@@ -56,10 +56,16 @@ def test_weights_paths_shapes_and_lists_are_kerass():
         ln = tf.keras.layers.LayerNormalization(axis=[1, 2])
         y = ln(bn(x))
     """)
-    assert [v.path for v in get(it, "l.variables")] == [
+    assert [v.path for v in get(it, "l.weights")] == [
         "lstm/lstm_cell/kernel", "lstm/lstm_cell/recurrent_kernel", "lstm/lstm_cell/bias"
     ]  # fmt: skip
-    assert [tuple(it.g[v.value].shape) for v in get(it, "l.variables")] == [(2, 8), (2, 8), (8,)]
+    assert [tuple(it.g[v.value].shape) for v in get(it, "l.weights")] == [(2, 8), (2, 8), (8,)]
+    # Keras 3 printed l.variables with the third cell's seed generator state last (int64)
+    seeded = get(it, "l.variables")
+    assert [v.path for v in seeded[3:]] == ["seed_generator_2/seed_generator_state"]
+    assert it.g[seeded[3].value].dtype == "int64"
+    assert [v.path for v in get(it, "l.non_trainable_variables")] == [seeded[3].path]
+    assert get(it, "l.non_trainable_weights") == []
     assert array(it, "l.cell.bias").tolist() == [0, 0, 1, 1, 0, 0, 0, 0]
     kernel = get(it, "s.trainable_variables")[0]
     assert kernel.path == "simple_rnn/simple_rnn_cell/kernel"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras.conv_layers import bind, shape, tensor_arg
-from gradcli.tfcode.keras.layers import LAYER, make_weight
+from gradcli.tfcode.keras.layers import LAYER, add_seed_generator, make_weight
 from gradcli.tfcode.keras.objects import BoundMethod, Builtin, Class, Initializer, Instance
 from gradcli.tfcode.keras.protocol import call_object, state
 from gradcli.tfcode.keras.regularizers import regularizer, set_regularizer
@@ -182,6 +182,7 @@ def _dropout_init(it: Interpreter, obj: Instance, args, kwargs, node):
     if b.get("noise_shape") is not None:
         it.refuse(node, "Dropout(..., noise_shape=...)")
     obj.data.update(rate=float(rate), seed=b.get("seed"))
+    add_seed_generator(it, obj, node)
     return None
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras import initializers, regularizers, training
 from gradcli.tfcode.keras.objects import (
@@ -139,6 +141,25 @@ def make_weight(it, obj: Instance, name: str, shape, dtype, init, trainable: boo
     return var
 
 
+SEED_STATE = "seed_generator_state"
+
+
+def add_seed_generator(it, obj: Instance, node) -> None:
+    """The SeedGenerator Keras 3 makes in a Dropout layer's or RNN cell's __init__: an int64
+    non-trainable variable `seed_generator_N/seed_generator_state` (a global name, outside
+    every scope), listed in `variables` and `non_trainable_variables`, not in `weights`."""
+    path = f"{state(it).unique('seed_generator')}/{SEED_STATE}"
+    saved = it.label
+    it.label = path
+    try:
+        leaf = it.leaf(np.zeros(2, dtype=np.int64), node)  # its value never matters here
+    finally:
+        it.label = saved
+    var = KerasVariable(leaf.id, path, False, it.pos(node), SEED_STATE, [leaf.id])
+    var.path, var.short, var.created_trainable, var.keras_trainable = path, SEED_STATE, False, False
+    obj.layer.seeds.append(var)
+
+
 def sublayers(obj: Instance) -> list[Instance]:
     """The layers Keras tracks on obj, in assignment order (lists and dicts walked)."""
     if "layers" in obj.data:  # Sequential
@@ -157,8 +178,9 @@ def sublayers(obj: Instance) -> list[Instance]:
     return out
 
 
-def all_variables(obj: Instance) -> list:
-    """Keras 3's layer.variables: own trainable, own non-trainable, then sub-layers'."""
+def all_variables(obj: Instance, seeds: bool = True) -> list:
+    """Keras 3's layer.variables: own trainable, own non-trainable and seed states, then
+    sub-layers'; layer.weights leaves the seed states out (seeds=False)."""
     out: list = []
     seen: set[int] = set()
     stack = [obj]
@@ -171,18 +193,20 @@ def all_variables(obj: Instance) -> list:
         stack.extend(reversed(sublayers(layer)))
     for layer in order:
         own = layer.layer.weights
-        for v in [w for w in own if w.created_trainable] + [
-            w for w in own if not w.created_trainable
-        ]:
+        for v in (
+            [w for w in own if w.created_trainable]
+            + [w for w in own if not w.created_trainable]
+            + (layer.layer.seeds if seeds else [])
+        ):
             if id(v) not in seen:
                 seen.add(id(v))
                 out.append(v)
     return out
 
 
-def _variables(kind: str):
+def _variables(kind: str, seeds: bool = True):
     def get(it: Interpreter, obj: Instance, args, kwargs, node):
-        vs = all_variables(obj)
+        vs = all_variables(obj, seeds)
         if kind == "trainable":
             vs = [v for v in vs if v.keras_trainable] if obj.layer.trainable else []
         elif kind == "non_trainable":
@@ -219,14 +243,15 @@ def _trainable_set(it, obj, args, kwargs, node):
 
 def get_weights(it: Interpreter, obj: Instance, args, kwargs, node):
     """layer.get_weights(): the weights' current values as NumPy arrays."""
-    return [Tensor(it.leaf(it.value(v.value), node).id, NP) for v in all_variables(obj)]
+    weights = all_variables(obj, seeds=False)
+    return [Tensor(it.leaf(it.value(v.value), node).id, NP) for v in weights]
 
 
 def set_weights(it: Interpreter, obj: Instance, args, kwargs, node):
     """layer.set_weights(list): each weight assigned in `weights` order (Keras's ValueError
     for a count or shape that does not match)."""
     values = _opt(args, kwargs, 0, "weights")
-    weights = all_variables(obj)
+    weights = all_variables(obj, seeds=False)
     if not isinstance(values, (list, tuple)):
         it.refuse(node, f"set_weights of {_describe(values)}", "give a list of arrays")
     if len(values) != len(weights):
@@ -289,11 +314,11 @@ LAYER = Class(
         "name": Property(Builtin(_name)),
         "built": Property(Builtin(_built)),
         "variables": Property(_variables("all")),
-        "weights": Property(_variables("all")),
+        "weights": Property(_variables("all", seeds=False)),
         "trainable_variables": Property(_variables("trainable")),
-        "trainable_weights": Property(_variables("trainable")),
+        "trainable_weights": Property(_variables("trainable", seeds=False)),
         "non_trainable_variables": Property(_variables("non_trainable")),
-        "non_trainable_weights": Property(_variables("non_trainable")),
+        "non_trainable_weights": Property(_variables("non_trainable", seeds=False)),
         "losses": Property(Builtin(regularizers.layer_losses)),
         "summary": Builtin(_ignored),
     },

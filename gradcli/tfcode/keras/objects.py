@@ -83,6 +83,8 @@ class LayerState:
     trainable: bool = True
     built: bool = False
     weights: list = field(default_factory=list)  # own variables, in creation order
+    # Keras 3's SeedGenerator states (Dropout, RNN cells): in `variables`, not in `weights`
+    seeds: list = field(default_factory=list)
     untracked: list = field(default_factory=list)  # (attribute, raw tf.Variable) set on it
     scope: tuple = ()  # the name scopes active when it was made (for variable paths)
 

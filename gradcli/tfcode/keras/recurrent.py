@@ -14,8 +14,9 @@ Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
   go_backwards, the sequence output then in that reversed order). The result is the last
   output, the stacked outputs with return_sequences, followed by the final states
   (h; h and c for LSTM) with return_state.
-- Unlike Keras, the cell's seed generator (a non-trainable int64 `seed_generator_state`
-  variable Keras lists in `layer.variables`, though not in `weights`) is not modelled.
+- The cell's seed generator is made in __init__, as Keras's: a non-trainable int64
+  `seed_generator_N/seed_generator_state` in `layer.variables`, not in `weights`
+  (layers.add_seed_generator).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gradcli.tfcode.keras import initializers
-from gradcli.tfcode.keras.layers import LAYER, _opt, layer_init, make_weight
+from gradcli.tfcode.keras.layers import LAYER, _opt, add_seed_generator, layer_init, make_weight
 from gradcli.tfcode.keras.library import activation
 from gradcli.tfcode.keras.objects import Builtin, Class, Initializer, Instance, LayerState
 from gradcli.tfcode.keras.protocol import scoped
@@ -86,6 +87,7 @@ def _rnn_init(it: Interpreter, obj: Instance, args, kwargs, node):
     cell_name, gates = KINDS[kind]
     cell = Instance(CELL)
     cell.layer = LayerState(cell_name, obj.layer.trainable)
+    add_seed_generator(it, cell, node)  # the cell's, for its dropout masks
     cell.data.update(
         kind=kind, units=units, gates=gates, dtype=obj.data.get("dtype", "float32"),
         activation=activation(it, bound.get("activation", "tanh"), node),

@@ -127,7 +127,7 @@ def layer_losses(it: Interpreter, obj: Instance, args, kwargs, node):
     if not obj.layer.trainable:
         return []
     out = []
-    for var in all_variables(obj):
+    for var in all_variables(obj, seeds=False):
         reg = getattr(var, "regularizer", None)
         if var.keras_trainable and reg is not None:
             out.append(penalty(it, reg, var, node))
