@@ -198,6 +198,7 @@ def _ln_init(it: Interpreter, obj: Instance, args, kwargs, node):
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
     if not axes or not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
         it.refuse(node, f"LayerNormalization(axis={_describe(axis)})", "give ints")
+    obj.data["autocast"] = False  # Keras's LayerNormalization: self.autocast = False
     obj.data.update(
         axes=sorted(axes), epsilon=float(bound["epsilon"]), center=bound["center"],
         scale=bound["scale"],
@@ -237,8 +238,15 @@ def _ln_call(it: Interpreter, obj: Instance, args, kwargs, node):
     d = obj.data
     axes = [_normalize_axis(it, a, rank, node, "LayerNormalization") for a in d["axes"]]
     shape = it.g[it.tensor_id(x, read=False)].shape
+    # Keras does not autocast this layer's input: it normalises in result_type(x, float32)
+    # (float64 stays float64), with gamma and beta cast to that, then casts the result to the
+    # layer's compute dtype
+    compute = d.get("dtype", "float32")
+    x_dtype = it.g[it.tensor_id(x, read=False)].dtype
+    if x_dtype != "float64":
+        x, x_dtype = _cast(it, x, "float32", node), "float32"
     mean, variance = it.op_call("moments", [x], {"axes": axes, "keepdims": True}, node)
-    gamma, beta = obj.attrs.get("gamma"), obj.attrs.get("beta")
+    gamma, beta = (_cast(it, obj.attrs.get(w), x_dtype, node) for w in ("gamma", "beta"))
     # Keras reshapes gamma/beta to the broadcast shape unless they are already of the
     # input's rank or the axis is the last one, written as [rank - 1]
     reshape = d["axes"] != [rank - 1]
@@ -252,7 +260,15 @@ def _ln_call(it: Interpreter, obj: Instance, args, kwargs, node):
     res = it.op_call("mul", [it.op_call("neg", [mean], {}, node), inv], {}, node)
     if beta is not None:
         res = it.op_call("add", [res, beta], {}, node)
-    return it.op_call("add", [it.op_call("mul", [x, inv], {}, node), res], {}, node)
+    out = it.op_call("add", [it.op_call("mul", [x, inv], {}, node), res], {}, node)
+    return _cast(it, out, compute, node)
+
+
+def _cast(it: Interpreter, value, dtype: str, node):
+    """value as a dtype tensor (None stays None; a tensor of that dtype is itself)."""
+    if value is None or it.g[it.tensor_id(value, read=False)].dtype == dtype:
+        return value
+    return it.op_call("cast", [value], {"dtype": dtype}, node)
 
 
 LAYER_NORMALIZATION = Class(

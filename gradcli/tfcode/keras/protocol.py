@@ -148,8 +148,9 @@ def set_attribute(it: Interpreter, obj, name: str, value, node) -> None:
 
 
 # --- Layer.__call__ ----------------------------------------------------------------------------
-def autocast(it: Interpreter, value, dtype: str, node):
-    """Keras's input conversion: float tensors (and NumPy arrays) become `dtype` tensors."""
+def autocast(it: Interpreter, value, dtype: str | None, node):
+    """Keras's input conversion: float tensors (and NumPy arrays) become `dtype` tensors
+    (NumPy arrays become tensors of their own dtype when dtype is None)."""
     if isinstance(value, (list, tuple)):
         items = [autocast(it, v, dtype, node) for v in value]
         return items if isinstance(value, list) else tuple(items)
@@ -158,7 +159,7 @@ def autocast(it: Interpreter, value, dtype: str, node):
     if isinstance(value, (Tensor, Variable)):
         i = it.tensor_id(value)
         node_dtype = it.g[i].dtype
-        if node_dtype.startswith("float") and node_dtype != dtype:
+        if dtype is not None and node_dtype.startswith("float") and node_dtype != dtype:
             return Tensor(it.emit("cast", [i], {"dtype": dtype}, node))
         if isinstance(value, Tensor) and value.kind == NP:
             return Tensor(i)
@@ -186,7 +187,9 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if any(is_symbolic(v) for v in _flatten([args, kwargs])):
         return symbolic_call(it, obj, args, kwargs, node)  # the functional API
     lay = obj.layer
-    dtype = obj.data.get("dtype", "float32")
+    # inputs become tensors; floats are cast to the layer's dtype unless the layer sets
+    # autocast = False (LayerNormalization)
+    dtype = obj.data.get("dtype", "float32") if obj.data.get("autocast", True) else None
     args = [autocast(it, a, dtype, node) for a in args]
     kwargs = {k: autocast(it, v, dtype, node) for k, v in kwargs.items()}
     fn, owner = obj.cls.lookup("call")
