@@ -182,3 +182,11 @@ def interpret_tf(source: str):
     it.run_module(ast.parse(source))
     assert not it.refusals, it.refusals.error().message
     return it
+
+
+def assert_sympy_check(expr: str, at: str) -> None:
+    """`gradcli check --method sympy` of sum(expr) at `at` passes, with SymPy (no FD fallback)."""
+    res = invoke("check", "-e", f"sum({expr})", "--at", at, "--method", "sympy", "--format",
+                 "json")  # fmt: skip
+    assert res.code == 0, (res.stdout, res.stderr)
+    assert "sympy" in res.stdout.lower() and "finite" not in res.stdout.lower()
