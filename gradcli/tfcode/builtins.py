@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
+from gradcli.tfcode.datasets import SPECIAL as DATASETS
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.tf1 import SCATTER_METHODS
@@ -414,6 +415,7 @@ SPECIAL = {
     "tf.TensorShape": _ignored,  # shape_invariants: read, not needed
     **TF1_SPECIAL,
     **PYTHON_BUILTINS,
+    **DATASETS,
 }
 LEAVE_FIX = {
     "numpy": "drop .numpy() and keep the tensor",
@@ -435,7 +437,7 @@ TENSOR_METHODS = {"numpy", "item", "tolist", "read_value", "value", "get_shape",
                   "astype"}  # fmt: skip
 VARIABLE_METHODS = {"assign", "assign_add", "assign_sub", *SCATTER_METHODS}
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
-          ast.MatMult: "matmul"}  # fmt: skip
+          ast.MatMult: "matmul", ast.Mod: "floormod", ast.FloorDiv: "floordiv"}  # fmt: skip
 PYOPS = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a**b, ast.FloorDiv: lambda a, b: a // b,

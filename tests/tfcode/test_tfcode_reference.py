@@ -72,6 +72,8 @@ READ = [
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
     "keras_fit_regularizers",
+    "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
+    "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -79,6 +81,7 @@ RAISES_FIRST = {
     "leaves_tape_tolist": "tolist",
     "tf1_optimizer_tensor_loss": "compute_gradients should be a function",
     "keras_embedding_out_of_range": "Embedding.call()",
+    "data_map_numpy": "Cannot convert a symbolic tf.Tensor",
 }
 # refused for now, with the construct the error must name
 REFUSED: dict = {}
