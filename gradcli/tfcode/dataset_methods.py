@@ -12,26 +12,37 @@ from gradcli.tfcode.datasets import (
     UNKNOWN,
     Dataset,
     DatasetIterator,
+    TensorSpec,
     _bind,
     _int,
     _leaves,
     _rebuild,
     _smap,
     _tensors_of,
+    spec_of,
 )
 from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe
 from gradcli.tfcode.values import NP, Opaque, PyFunction, Tensor, Unknown, Variable
 
+_SAME = object()
 BATCH_SIZE_ERROR = (
     "{{function_node __wrapped__BatchDatasetV2_device_/job:localhost/replica:0/task:0/device:"
     "CPU:0}} Batch size must be greater than zero. [Op:BatchDatasetV2] name: "
 )
 
 
-def _derive(ds: Dataset, source, card: int, kind: str) -> Dataset:
-    """A dataset made from ds: its shuffle note kept, its endlessness as card says."""
+def _derive(ds: Dataset, source, card: int, kind: str, spec=_SAME) -> Dataset:
+    """A dataset made from ds: its shuffle note kept, its endlessness as card says, its
+    element_spec ds's unless given."""
     endless = ds.endless if card == INFINITE else None
-    return Dataset(source, card, kind, ds.shuffled, endless)
+    return Dataset(source, card, kind, ds.shuffled, endless, ds.spec if spec is _SAME else spec)
+
+
+def _respec(ds: Dataset, shape):
+    """ds's element_spec with each TensorSpec's shape changed by shape(old shape)."""
+    if ds.spec is None:
+        return None
+    return _smap(ds.spec, lambda sp: TensorSpec(tuple(shape(sp.shape)), sp.dtype))
 
 
 def _batch(it, ds: Dataset, args, kwargs, node):
@@ -57,7 +68,8 @@ def _batch(it, ds: Dataset, args, kwargs, node):
                 return
             yield _stack(it, chunk, node)
 
-    return _derive(ds, source, card, "_BatchDataset")
+    spec = _respec(ds, lambda shape: (size if drop else None, *shape))
+    return _derive(ds, source, card, "_BatchDataset", spec)
 
 
 def _stack(it, chunk: list, node):
@@ -90,7 +102,8 @@ def _unbatch(it, ds: Dataset, args, kwargs, node):
             for k in range(leaves[0].shape[0]):
                 yield _smap(element, lambda a, k=k: a[k])
 
-    return _derive(ds, source, INFINITE if ds.card == INFINITE else UNKNOWN, "_UnbatchDataset")
+    card = INFINITE if ds.card == INFINITE else UNKNOWN
+    return _derive(ds, source, card, "_UnbatchDataset", _respec(ds, lambda shape: shape[1:]))
 
 
 def _shuffle(it, ds: Dataset, args, kwargs, node):
@@ -181,7 +194,8 @@ def _enumerate(it, ds: Dataset, args, kwargs, node):
         for k, element in enumerate(ds.source(), start):
             yield (np.array(k, dtype="int64"), element)
 
-    return _derive(ds, source, ds.card, "_EnumerateDataset")
+    spec = None if ds.spec is None else (TensorSpec((), "int64"), ds.spec)
+    return _derive(ds, source, ds.card, "_EnumerateDataset", spec)
 
 
 def _concatenate(it, ds: Dataset, args, kwargs, node):
@@ -191,7 +205,9 @@ def _concatenate(it, ds: Dataset, args, kwargs, node):
         it.refuse(node, f"concatenate with {_describe(other)}")
     cards = (ds.card, other.card)
     card = INFINITE if INFINITE in cards else (UNKNOWN if UNKNOWN in cards else sum(cards))
-    out = _derive(ds, lambda: itertools.chain(ds.source(), other.source()), card, "_Concatenate")
+    spec = ds.spec if ds.spec == other.spec else None  # differing shapes: the first element's
+    chain = lambda: itertools.chain(ds.source(), other.source())  # noqa: E731
+    out = _derive(ds, chain, card, "_ConcatenateDataset", spec)
     out.shuffled = ds.shuffled if ds.shuffled is not None else other.shuffled
     out.endless = ds.endless or other.endless
     return out
@@ -247,14 +263,16 @@ def _map(it, ds: Dataset, args, kwargs, node):
     params = ("map_func", "num_parallel_calls", "deterministic", "name")
     fn = _function(it, _bind(it, params, args, kwargs, node, "map").get("map_func"), node, "map")
     first = next(iter(ds.source()), None) if ds.card != 0 else None
+    spec = None
     if first is not None:  # TensorFlow traces the function here: its errors are raised here
-        _apply(it, fn, first, node, "map")
+        batched = ds.spec is not None and any(sp.shape[:1] == (None,) for sp in _leaves(ds.spec))
+        spec = spec_of(_apply(it, fn, first, node, "map"), batched)
 
     def source():
         for element in ds.source():
             yield _apply(it, fn, element, node, "map")
 
-    return _derive(ds, source, ds.card, "_MapDataset")
+    return _derive(ds, source, ds.card, "_MapDataset", spec)
 
 
 def _keep(it, fn, element, node) -> bool:

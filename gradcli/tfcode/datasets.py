@@ -22,7 +22,7 @@ Elements are computed lazily, only as far as the program iterates.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,7 +50,7 @@ class Dataset:
     kind: str = "_TensorSliceDataset"  # TensorFlow's class name, for its messages
     shuffled: int | None = None  # the line of a shuffle() upstream
     endless: int | None = None  # the line of the repeat() that makes it infinite
-    traced: list = field(default_factory=list)  # the map/filter functions, for notes
+    spec: object = None  # element_spec: a nest of TensorSpecs (None: the first element's)
 
     # the interpreter's protocol for objects of its own (see expressions.attribute)
     def tf_attribute(self, it, node, name: str):
@@ -59,7 +59,7 @@ class Dataset:
         if name in METHODS:
             return Method(self, name)
         if name == "element_spec":
-            it.refuse(node, "Dataset.element_spec", "iterate the dataset to see its elements")
+            return element_spec(it, self, node)
         it.refuse(node, f"Dataset.{name}")
 
     def tf_method(self, it, name: str, args, kwargs, node):
@@ -84,6 +84,38 @@ class Dataset:
         if self.card == UNKNOWN:
             raise Raises("TypeError", "The dataset length is unknown.", it.pos(node))
         return self.card
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """tf.TensorSpec in an element_spec: a static shape (None: any size) and a dtype."""
+
+    shape: tuple
+    dtype: str
+
+    def tf_attribute(self, it, node, name: str):
+        from gradcli.tfcode.values import DType
+
+        if name in ("shape", "dtype"):
+            return self.shape if name == "shape" else DType(self.dtype)
+        it.refuse(node, f"TensorSpec.{name}")
+
+
+def spec_of(element, batched: bool = False):
+    """The TensorSpecs of an element's arrays (its first axis unknown when batched)."""
+    return _smap(element, lambda a: TensorSpec((None, *a.shape[1:]) if batched and a.ndim
+                                               else tuple(a.shape), str(a.dtype)))  # fmt: skip
+
+
+def element_spec(it, ds: Dataset, node):
+    """ds.element_spec: tracked through slicing, batching and unbatching; after map, the
+    first element's result (its first axis unknown when the input's was)."""
+    if ds.spec is not None:
+        return ds.spec
+    first = next(iter(ds.source()), None) if ds.card != 0 else None
+    if first is None:
+        it.refuse(node, "the element_spec of an empty mapped dataset")
+    return spec_of(first)
 
 
 @dataclass(eq=False)
@@ -243,14 +275,15 @@ def from_tensor_slices(it, args, kwargs, node):
     def source():
         return (_smap(structure, lambda a, k=k: a[k]) for k in range(n))
 
-    return Dataset(source, n)
+    spec = _smap(structure, lambda a: TensorSpec(a.shape[1:], str(a.dtype)))
+    return Dataset(source, n, spec=spec)
 
 
 def from_tensors(it, args, kwargs, node):
     """tf.data.Dataset.from_tensors(tensors, name=None): one element."""
     bound = _bind(it, ("tensors", "name"), args, kwargs, node, "from_tensors")
     structure = _components(it, bound.get("tensors"), node)
-    return Dataset(lambda: iter([structure]), 1, "_TensorDataset")
+    return Dataset(lambda: iter([structure]), 1, "_TensorDataset", spec=spec_of(structure))
 
 
 def range_(it, args, kwargs, node):
@@ -268,7 +301,9 @@ def range_(it, args, kwargs, node):
     if not 1 <= len(args) <= 3:
         it.refuse(node, f"tf.data.Dataset.range with {len(args)} arguments")
     values = range(*args)
-    return Dataset(lambda: (np.array(v, dtype=dtype) for v in values), len(values), "_RangeDataset")
+    out = Dataset(lambda: (np.array(v, dtype=dtype) for v in values), len(values), "_RangeDataset")
+    out.spec = TensorSpec((), dtype)
+    return out
 
 
 def zip_(it, args, kwargs, node):
@@ -291,7 +326,11 @@ def zip_(it, args, kwargs, node):
 
     shuffled = next((d.shuffled for d in flat if d.shuffled is not None), None)
     endless = next((d.endless for d in flat if d.endless is not None), None)
-    return Dataset(source, card, "_ZipDataset", shuffled, endless)
+    specs = [d.spec for d in flat]
+    spec = None
+    if all(sp is not None for sp in specs):
+        spec = _rebuild(nest, iter(specs)) if isinstance(nest, (tuple, dict)) else specs[0]
+    return Dataset(source, card, "_ZipDataset", shuffled, endless, spec)
 
 
 def cardinality(it, args, kwargs, node):
