@@ -337,3 +337,7 @@ METHODS = {
     "cache": _same("cache", ("filename", "name")),
     "as_numpy_iterator": _as_numpy_iterator, "cardinality": _cardinality,
 }  # fmt: skip
+
+from gradcli.tfcode.dataset_extra import EXTRA  # noqa: E402 (it builds on the methods above)
+
+METHODS.update(EXTRA)

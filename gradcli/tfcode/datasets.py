@@ -347,4 +347,11 @@ SPECIAL = {
     "tf.data.Dataset.range": range_,
     "tf.data.Dataset.zip": zip_,
     "tf.data.experimental.cardinality": cardinality,
+    "tf.data.experimental.get_single_element": lambda it, a, k, n: _single(it, a, k, n),
 }
+
+
+def _single(it, args, kwargs, node):
+    from gradcli.tfcode.dataset_extra import single_element
+
+    return single_element(it, args, kwargs, node)

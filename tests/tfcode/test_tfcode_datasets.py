@@ -304,3 +304,48 @@ def test_a_shuffled_dataset_notes_that_values_differ():
     program = read_program((CODE / "data_shuffle_fit.py").read_bytes(), "data_shuffle_fit.py")
     [call] = program.calls
     assert any("the dataset is shuffled (line 10)" in n for n in call.notes)
+
+
+def test_padded_batch_reduce_shard_take_while_are_tensorflows():
+    it = run(
+        "ds = tf.data.Dataset.range(1, 5).map(lambda n: tf.ones(n, dtype=tf.int64) * n)\n"
+        "a = list(ds.padded_batch(2).as_numpy_iterator())\n"
+        "b = list(ds.padded_batch(2, padded_shapes=[5], "
+        "padding_values=tf.constant(-1, tf.int64)))\n"
+        "c = ds.padded_batch(2).element_spec.shape\n"
+        "d = ds.padded_batch(3, drop_remainder=True).cardinality()\n"
+        "e = tf.data.Dataset.range(5).reduce(tf.constant(0, tf.int64), lambda s, v: s + v)\n"
+        "f = tf.data.Dataset.from_tensor_slices([1.0, 2.0]).reduce(0.0, lambda s, v: s + v)\n"
+        "g = list(tf.data.Dataset.range(10).shard(3, 1))\n"
+        "h = list(tf.data.Dataset.range(10).take_while(lambda v: v < 3))\n"
+        "i = tf.data.Dataset.range(1).get_single_element()\n"
+    )
+    # TensorFlow 2.21's results
+    assert [it.value(v.id).tolist() for v in value(it, "a")] == [
+        [[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]]
+    ]  # fmt: skip
+    assert [it.value(v.id).tolist() for v in value(it, "b")] == [
+        [[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]], [[3, 3, 3, -1, -1], [4, 4, 4, 4, -1]]
+    ]  # fmt: skip
+    assert value(it, "c") == (None, None) and value(it, "d") == 1
+    assert value(it, "e") == 10 and it.g[it.globals.vars["f"].id].dtype == "float32"
+    assert value(it, "f") == 3.0
+    assert [int(it.value(v.id)) for v in value(it, "g")] == [1, 4, 7]
+    assert [int(it.value(v.id)) for v in value(it, "h")] == [0, 1, 2]
+    assert value(it, "i") == 0
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("tf.data.Dataset.range(2).get_single_element()", "Dataset had more than one element."),
+        ("tf.data.Dataset.range(0).get_single_element()", "Dataset was empty."),
+        (
+            "list(tf.data.Dataset.range(1, 3).map(lambda n: tf.ones(n)).padded_batch(2, [1]))",
+            "Attempted to pad to a smaller size than the input element.",
+        ),
+    ],
+)
+def test_more_tensorflow_errors(code, message):
+    err = refused(f"r = {code}\n")
+    assert message in err.message
