@@ -275,10 +275,10 @@ def test_unread_data_and_unread_methods_are_refused_by_name():
         "import pandas as pd\n"
         "df = pd.read_csv('a.csv')\n"
         "ds = tf.data.Dataset.from_tensor_slices(dict(df))\n"
-        "ds2 = tf.data.Dataset.range(4).padded_batch(2)\n"
+        "ds2 = tf.data.Dataset.range(4).window(2)\n"
         "ds3 = tf.data.Dataset.from_generator(lambda: iter([1]), output_types=tf.int32)\n"
     )
-    assert "Dataset.padded_batch" in err.message
+    assert "Dataset.window" in err.message
     assert "tf.data.Dataset.from_generator" in err.message
 
 
