@@ -35,7 +35,8 @@ def _derive(ds: Dataset, source, card: int, kind: str, spec=_SAME) -> Dataset:
     """A dataset made from ds: its shuffle note kept, its endlessness as card says, its
     element_spec ds's unless given."""
     endless = ds.endless if card == INFINITE else None
-    return Dataset(source, card, kind, ds.shuffled, endless, ds.spec if spec is _SAME else spec)
+    spec = ds.spec if spec is _SAME else spec
+    return Dataset(source, card, kind, ds.shuffled, endless, spec, ds.origins)
 
 
 def _respec(ds: Dataset, shape):
@@ -209,14 +210,16 @@ def _concatenate(it, ds: Dataset, args, kwargs, node):
     chain = lambda: itertools.chain(ds.source(), other.source())  # noqa: E731
     out = _derive(ds, chain, card, "_ConcatenateDataset", spec)
     out.shuffled = ds.shuffled if ds.shuffled is not None else other.shuffled
+    out.origins = tuple(dict.fromkeys((*ds.origins, *other.origins)))
     out.endless = ds.endless or other.endless
     return out
 
 
 # --- map and filter: a function traced on each element -------------------------------------------
-def _apply(it, fn, element, node, what: str):
+def _apply(it, fn, element, node, what: str, read: list | None = None):
     """fn on one element as tf.data calls it (a tuple as separate arguments), traced like a
-    tf.function and recorded by no tape: the result's arrays."""
+    tf.function and recorded by no tape: the result's arrays (the trainable variables it
+    reads are added to `read`)."""
     from types import SimpleNamespace
 
     from gradcli.tfcode.functions import Trace
@@ -226,11 +229,13 @@ def _apply(it, fn, element, node, what: str):
     args = list(tensors) if isinstance(tensors, tuple) else [tensors]
     name = f"{fn.name} (the Dataset.{what} function)"
     it.tracing.append(Trace(SimpleNamespace(name=name, pos=fn.pos), start, set()))
-    it.quiet += 1
+    tapes, it.tapes = it.tapes, []  # tf.data runs it in a graph of its own: no tape sees it
+    it.watchers.append(read if read is not None else [])
     try:
         result = it.call_function(fn, args, {}, node)
     finally:
-        it.quiet -= 1
+        it.watchers.pop()
+        it.tapes = tapes
         it.tracing.pop()
     return _arrays(it, result, node, what)
 
@@ -263,16 +268,19 @@ def _map(it, ds: Dataset, args, kwargs, node):
     params = ("map_func", "num_parallel_calls", "deterministic", "name")
     fn = _function(it, _bind(it, params, args, kwargs, node, "map").get("map_func"), node, "map")
     first = next(iter(ds.source()), None) if ds.card != 0 else None
-    spec = None
+    spec, read = None, []
     if first is not None:  # TensorFlow traces the function here: its errors are raised here
         batched = ds.spec is not None and any(sp.shape[:1] == (None,) for sp in _leaves(ds.spec))
-        spec = spec_of(_apply(it, fn, first, node, "map"), batched)
+        spec = spec_of(_apply(it, fn, first, node, "map", read), batched)
 
     def source():
         for element in ds.source():
             yield _apply(it, fn, element, node, "map")
 
-    return _derive(ds, source, ds.card, "_MapDataset", spec)
+    out = _derive(ds, source, ds.card, "_MapDataset", spec)
+    found = [(v.label, v.pos.line) for v in read]
+    out.origins = tuple(dict.fromkeys((*ds.origins, *found)))
+    return out
 
 
 def _keep(it, fn, element, node) -> bool:

@@ -21,12 +21,13 @@ Elements are computed lazily, only as far as the program iterates.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe, _is_python
+from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe, _is_python, _short
 from gradcli.tfcode.values import TF, Method, Module, Opaque, Tensor, Unknown, Variable
 
 INFINITE, UNKNOWN = -1, -2
@@ -35,6 +36,10 @@ CONSTANTS = {"tf.data.AUTOTUNE": -1, "tf.data.experimental.AUTOTUNE": -1,
              "tf.data.experimental.INFINITE_CARDINALITY": INFINITE,
              "tf.data.UNKNOWN_CARDINALITY": UNKNOWN,
              "tf.data.experimental.UNKNOWN_CARDINALITY": UNKNOWN}  # fmt: skip
+ORIGIN_NOTE = (
+    "the elements of a tf.data dataset made from {what} are new tensors: TensorFlow passes no "
+    "gradient back through a dataset (None for {them}); compute from {them} inside the tape"
+)
 SHUFFLE_NOTE = (
     "the dataset is shuffled (line {line}): TensorFlow's element order is random, gradcli "
     "keeps the order; the gradients' values differ, their None-ness and causes do not"
@@ -51,6 +56,7 @@ class Dataset:
     shuffled: int | None = None  # the line of a shuffle() upstream
     endless: int | None = None  # the line of the repeat() that makes it infinite
     spec: object = None  # element_spec: a nest of TensorSpecs (None: the first element's)
+    origins: tuple = ()  # (name, line): variables and computed tensors its values came from
 
     # the interpreter's protocol for objects of its own (see expressions.attribute)
     def tf_attribute(self, it, node, name: str):
@@ -156,12 +162,23 @@ def _tensors_of(it, ds: Dataset, elements: Iterator, node, kind: str):
 
 
 def _tensor(it, ds: Dataset, arr: np.ndarray, node, kind: str) -> Tensor:
-    leaf = it.leaf(arr, node, kind)
-    if ds.shuffled is None or kind != TF:
-        return leaf
-    out = it.emit("identity", [leaf.id], {}, node, record=False)
-    it.notes[out] = (None, SHUFFLE_NOTE.format(line=ds.shuffled))
-    return Tensor(out, TF)
+    """A new tensor of an element's value, with notes (identity nodes) for the gradient calls
+    using it when the dataset is shuffled or made from variables or computed tensors."""
+    out = it.leaf(arr, node, kind)
+    if kind != TF:
+        return out
+    notes = []
+    if ds.shuffled is not None:
+        notes.append(SHUFFLE_NOTE.format(line=ds.shuffled))
+    if ds.origins:
+        names = [f"{n} (line {line})" for n, line in ds.origins]
+        them = ", ".join(n for n, _ in ds.origins)
+        what = ", ".join(names)
+        notes.append(ORIGIN_NOTE.format(what=what, them=them))
+    for note in notes:
+        out = Tensor(it.emit("identity", [out.id], {}, node, record=False), TF)
+        it.notes[out.id] = (None, note)
+    return out
 
 
 # --- element structures: tuples and dicts of arrays ----------------------------------------------
@@ -189,9 +206,10 @@ def _rebuild(structure, flat: Iterator):
     return next(flat)
 
 
-def _components(it, value, node):
+def _components(it, value, node, origins: list | None = None):
     """A nest of tensors as TensorFlow's dataset converts it: tuples and dicts are
-    structure, anything else (a list included) one tensor."""
+    structure, anything else (a list included) one tensor; the variables and computed
+    tensors among them are added to origins."""
     if isinstance(value, Opaque):
         it.refuse(
             node,
@@ -203,18 +221,31 @@ def _components(it, value, node):
     if isinstance(value, tuple):
         if not value:
             it.refuse(node, "a dataset of an empty tuple")
-        return tuple(_components(it, v, node) for v in value)
+        return tuple(_components(it, v, node, origins) for v in value)
     if isinstance(value, dict):
         if not all(isinstance(k, str) for k in value):
             it.refuse(node, "a dataset of a dict whose keys are not strings")
-        return {k: _components(it, v, node) for k, v in value.items()}
+        return {k: _components(it, v, node, origins) for k, v in value.items()}
     if isinstance(value, (Tensor, Variable)):
+        if origins is not None:
+            origins.extend(origin_of(it, value, node))
         return np.asarray(it.value(it.tensor_id(value, read=False)))
     if isinstance(value, list) and any(isinstance(v, (Tensor, Variable)) for v in _flat(value)):
         return it.python_array(value, node)  # tensors stacked: their own dtype
     if isinstance(value, (str, type(None))) or not (_is_python(value) or hasattr(value, "dtype")):
         it.refuse(node, f"a dataset of {_describe(value)}", "give tensors, arrays or numbers")
     return it.as_array(value, node)
+
+
+def origin_of(it, value, node) -> list:
+    """[(name, line)] for a variable or a tensor computed by ops (constants: []); a computed
+    tensor is named by the call's argument."""
+    if isinstance(value, Variable):
+        return [(value.label, value.pos.line)]
+    if it.g[value.id].op in ("input", "const") or value.kind != TF:
+        return []
+    arg = node.args[0] if getattr(node, "args", None) else None
+    return [(_short(ast.unparse(arg), 40) if arg is not None else "a tensor", node.lineno)]
 
 
 def _flat(value) -> list:
@@ -260,7 +291,8 @@ def _bind(it, params: tuple, args, kwargs, node, what: str) -> dict:
 def from_tensor_slices(it, args, kwargs, node):
     """tf.data.Dataset.from_tensor_slices(tensors, name=None)."""
     bound = _bind(it, ("tensors", "name"), args, kwargs, node, "from_tensor_slices")
-    structure = _components(it, bound.get("tensors"), node)
+    origins: list = []
+    structure = _components(it, bound.get("tensors"), node, origins)
     leaves = _leaves(structure)
     if any(a.ndim == 0 for a in leaves):
         raise Raises(
@@ -276,14 +308,17 @@ def from_tensor_slices(it, args, kwargs, node):
         return (_smap(structure, lambda a, k=k: a[k]) for k in range(n))
 
     spec = _smap(structure, lambda a: TensorSpec(a.shape[1:], str(a.dtype)))
-    return Dataset(source, n, spec=spec)
+    return Dataset(source, n, spec=spec, origins=tuple(dict.fromkeys(origins)))
 
 
 def from_tensors(it, args, kwargs, node):
     """tf.data.Dataset.from_tensors(tensors, name=None): one element."""
     bound = _bind(it, ("tensors", "name"), args, kwargs, node, "from_tensors")
-    structure = _components(it, bound.get("tensors"), node)
-    return Dataset(lambda: iter([structure]), 1, "_TensorDataset", spec=spec_of(structure))
+    origins: list = []
+    structure = _components(it, bound.get("tensors"), node, origins)
+    out = Dataset(lambda: iter([structure]), 1, "_TensorDataset", spec=spec_of(structure))
+    out.origins = tuple(dict.fromkeys(origins))
+    return out
 
 
 def range_(it, args, kwargs, node):
@@ -330,7 +365,8 @@ def zip_(it, args, kwargs, node):
     spec = None
     if all(sp is not None for sp in specs):
         spec = _rebuild(nest, iter(specs)) if isinstance(nest, (tuple, dict)) else specs[0]
-    return Dataset(source, card, "_ZipDataset", shuffled, endless, spec)
+    origins = tuple(dict.fromkeys(o for d in flat for o in d.origins))
+    return Dataset(source, card, "_ZipDataset", shuffled, endless, spec, origins)
 
 
 def cardinality(it, args, kwargs, node):

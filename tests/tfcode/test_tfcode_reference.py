@@ -74,7 +74,7 @@ READ = [
     "keras_fit_regularizers",
     "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
     "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
-    "data_keras_training_loop",
+    "data_keras_training_loop", "data_from_variables",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
