@@ -141,11 +141,11 @@ class LoopMixin:
 
 
 def _breaks(body) -> bool:
-    """True if a break statement can leave this loop (not one of the loops inside it)."""
+    """True if a break (or a return) can leave this loop (a break of a loop inside it cannot)."""
     stack = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Break):
+        if isinstance(node, (ast.Break, ast.Return)):
             return True
         if isinstance(node, (ast.For, ast.While)):
             stack.extend(node.orelse)  # a break in its else leaves the outer loop

@@ -349,3 +349,24 @@ def test_padded_batch_reduce_shard_take_while_are_tensorflows():
 def test_more_tensorflow_errors(code, message):
     err = refused(f"r = {code}\n")
     assert message in err.message
+
+
+def test_a_return_ends_a_loop_over_an_endless_dataset_and_an_inner_break_does_not():
+    [g] = grads(
+        "w = tf.Variable(2.0, dtype=tf.float64)\n"
+        "ds = tf.data.Dataset.from_tensor_slices(np.array([1.0, 3.0])).repeat()\n"
+        "def first_grad():\n"
+        "    for x in ds:\n"
+        "        with tf.GradientTape() as tape:\n"
+        "            loss = w * x\n"
+        "        return tape.gradient(loss, w)\n"
+        "g = first_grad()\n"
+    )
+    assert g == 1.0
+    err = refused(
+        "ds = tf.data.Dataset.range(3).repeat()\n"
+        "for x in ds:\n"
+        "    for k in range(2):\n"
+        "        break\n"
+    )
+    assert err.pos.line == 4 and "infinite dataset" in err.message
