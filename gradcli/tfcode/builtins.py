@@ -161,6 +161,8 @@ def _random(dist: str):
     def make(it: Interpreter, args, kwargs, node):
         shape = tuple(args) if dist in ("randn", "rand") else _opt(args, kwargs, 2, "size", ())
         shape = _shape(it, shape if shape is not None else (), node)
+        if dist in ("randn", "rand"):  # their arguments are the shape: standard parameters
+            args, kwargs = [], {}
         if dist in ("normal", "randn"):
             mean = _opt(args, kwargs, 0, "loc", 0.0)
             std = _opt(args, kwargs, 1, "scale", 1.0)

@@ -21,13 +21,12 @@ Elements are computed lazily, only as far as the program iterates.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe, _is_python, _short
+from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe, _is_python
 from gradcli.tfcode.values import TF, Method, Module, Opaque, Tensor, Unknown, Variable
 
 INFINITE, UNKNOWN = -1, -2
@@ -56,7 +55,7 @@ class Dataset:
     shuffled: int | None = None  # the line of a shuffle() upstream
     endless: int | None = None  # the line of the repeat() that makes it infinite
     spec: object = None  # element_spec: a nest of TensorSpecs (None: the first element's)
-    origins: tuple = ()  # (name, line): variables and computed tensors its values came from
+    origins: tuple = ()  # (name, line): the variables its values came from
 
     # the interpreter's protocol for objects of its own (see expressions.attribute)
     def tf_attribute(self, it, node, name: str):
@@ -163,7 +162,7 @@ def _tensors_of(it, ds: Dataset, elements: Iterator, node, kind: str):
 
 def _tensor(it, ds: Dataset, arr: np.ndarray, node, kind: str) -> Tensor:
     """A new tensor of an element's value, with notes (identity nodes) for the gradient calls
-    using it when the dataset is shuffled or made from variables or computed tensors."""
+    using it when the dataset is shuffled or made from variables."""
     out = it.leaf(arr, node, kind)
     if kind != TF:
         return out
@@ -208,8 +207,8 @@ def _rebuild(structure, flat: Iterator):
 
 def _components(it, value, node, origins: list | None = None):
     """A nest of tensors as TensorFlow's dataset converts it: tuples and dicts are
-    structure, anything else (a list included) one tensor; the variables and computed
-    tensors among them are added to origins."""
+    structure, anything else (a list included) one tensor; the variables among them are
+    added to origins."""
     if isinstance(value, Opaque):
         it.refuse(
             node,
@@ -228,7 +227,7 @@ def _components(it, value, node, origins: list | None = None):
         return {k: _components(it, v, node, origins) for k, v in value.items()}
     if isinstance(value, (Tensor, Variable)):
         if origins is not None:
-            origins.extend(origin_of(it, value, node))
+            origins.extend(origin_of(value))
         return np.asarray(it.value(it.tensor_id(value, read=False)))
     if isinstance(value, list) and any(isinstance(v, (Tensor, Variable)) for v in _flat(value)):
         return it.python_array(value, node)  # tensors stacked: their own dtype
@@ -237,15 +236,11 @@ def _components(it, value, node, origins: list | None = None):
     return it.as_array(value, node)
 
 
-def origin_of(it, value, node) -> list:
-    """[(name, line)] for a variable or a tensor computed by ops (constants: []); a computed
-    tensor is named by the call's argument."""
+def origin_of(value) -> list:
+    """[(name, line)] for a variable (its values cannot pass a gradient back), else []."""
     if isinstance(value, Variable):
         return [(value.label, value.pos.line)]
-    if it.g[value.id].op in ("input", "const") or value.kind != TF:
-        return []
-    arg = node.args[0] if getattr(node, "args", None) else None
-    return [(_short(ast.unparse(arg), 40) if arg is not None else "a tensor", node.lineno)]
+    return []
 
 
 def _flat(value) -> list:
