@@ -370,3 +370,10 @@ def test_a_return_ends_a_loop_over_an_endless_dataset_and_an_inner_break_does_no
         "        break\n"
     )
     assert err.pos.line == 4 and "infinite dataset" in err.message
+
+
+def test_numpy_rand_takes_its_arguments_as_the_shape():
+    # np.random.rand(100, 3) once read 100 and 3 as the bounds (an internal error)
+    it = run("a = np.random.rand(100, 3)\nb = np.random.randn(2, 5)\n")
+    a, b = (it.value(it.globals.vars[k].id) for k in ("a", "b"))
+    assert a.shape == (100, 3) and a.min() >= 0.0 and a.max() < 1.0 and b.shape == (2, 5)
