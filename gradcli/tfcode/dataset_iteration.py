@@ -101,6 +101,15 @@ def fit_batch(it, bound: dict, node):
             "targets should be included as part of the tf.data.Dataset.",
             pos,
         )
+    if bound.get("sample_weight") is not None:
+        raise Raises(
+            "ValueError",
+            "When providing `x` as a tf.data.Dataset, `sample_weights` should not be passed. "
+            "Instead, the sample weights should be included as part of the tf.data.Dataset.",
+            pos,
+        )
+    if bound.get("class_weight") is not None:
+        it.refuse(node, "model.fit(dataset, class_weight=...)")
     if bound.get("validation_split"):
         raise Raises(
             "ValueError",
@@ -116,12 +125,11 @@ def fit_batch(it, bound: dict, node):
             "Keras never ends the epoch: give steps_per_epoch",
         )
     epochs, first = bound.get("epochs", 1), bound.get("initial_epoch", 0)
-    steps = bound.get("steps_per_epoch")
-    if (isinstance(epochs, int) and isinstance(first, int) and epochs <= first) or steps == 0:
+    if isinstance(epochs, int) and isinstance(first, int) and epochs <= first:
         return None
     element = first_element(it, ds, node)
-    if element is None:
-        it.refuse(node, "model.fit on an empty dataset")
+    if element is None:  # Keras warns that the input ran out of data: no step, no call
+        return None
     if isinstance(element, tuple) and len(element) == 3:
         it.refuse(node, "model.fit on a dataset of (x, y, sample_weight)")
     if not isinstance(element, tuple) or len(element) == 1:

@@ -377,3 +377,21 @@ def test_numpy_rand_takes_its_arguments_as_the_shape():
     it = run("a = np.random.rand(100, 3)\nb = np.random.randn(2, 5)\n")
     a, b = (it.value(it.globals.vars[k].id) for k in ("a", "b"))
     assert a.shape == (100, 3) and a.min() >= 0.0 and a.max() < 1.0 and b.shape == (2, 5)
+
+
+FIT = (
+    "x = np.ones((4, 3))\ny = np.ones((4, 1))\n"
+    "ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(2)\n"
+    "model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(1)])\n"
+    "model.compile(optimizer='sgd', loss='mse')\n"
+)
+
+
+def test_fit_on_a_dataset_follows_keras():
+    # Keras 3.15: sample_weight with a dataset is its ValueError; an empty dataset trains no
+    # step (a warning); a list element is (x, y)
+    err = refused(FIT + "model.fit(ds, sample_weight=np.ones(4))\n")
+    assert "`sample_weights` should not be passed" in err.message
+    assert read(FIT + "model.fit(ds.take(0))\n").calls == []
+    [call] = read(FIT + "model.fit(ds.map(lambda a, b: [a, b]), steps_per_epoch=0)\n").calls
+    assert call.kind == "fit"
