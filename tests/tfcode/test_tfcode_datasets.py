@@ -395,3 +395,16 @@ def test_fit_on_a_dataset_follows_keras():
     assert read(FIT + "model.fit(ds.take(0))\n").calls == []
     [call] = read(FIT + "model.fit(ds.map(lambda a, b: [a, b]), steps_per_epoch=0)\n").calls
     assert call.kind == "fit"
+
+
+def test_tf_data_constants_are_tensorflows():
+    it = run(
+        "ds = tf.data.Dataset.range(3).repeat()\n"
+        "a = tf.data.experimental.cardinality(ds) == tf.data.INFINITE_CARDINALITY\n"
+        "b = tf.data.AUTOTUNE\n"
+        "c = tf.data.experimental.UNKNOWN_CARDINALITY\n"
+        "d = ds.batch(2).prefetch(tf.data.experimental.AUTOTUNE).cardinality()\n"
+    )
+    assert value(it, "a") is True and (value(it, "b"), value(it, "c"), value(it, "d")) == (
+        -1, -2, -1
+    )  # fmt: skip
