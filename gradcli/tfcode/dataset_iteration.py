@@ -57,11 +57,12 @@ def _endless(value) -> tuple[bool, int | None]:
 
 def lazy_builtin(it, name: str, args, kwargs, node):
     """enumerate(ds, start=0) or zip(ds, other, ...), items made as the loop asks."""
+    sources = args[:1] if name == "enumerate" else args  # enumerate's second is its start
     parts = [
         a.tf_iterate(it, node, endless_ok=True) if iterable(a) else iter(it.iterate(a, node))
-        for a in args
+        for a in sources
     ]
-    flags = [_endless(a) for a in args]
+    flags = [_endless(a) for a in sources]
     endless = next((line for _, line in flags if line is not None), None)
     if name == "enumerate":
         start = args[1] if len(args) > 1 else kwargs.get("start", 0)

@@ -408,3 +408,11 @@ def test_tf_data_constants_are_tensorflows():
     assert value(it, "a") is True and (value(it, "b"), value(it, "c"), value(it, "d")) == (
         -1, -2, -1
     )  # fmt: skip
+
+
+def test_enumerate_of_a_dataset_takes_a_start():
+    it = run(
+        "ks = [k for k, _ in enumerate(tf.data.Dataset.range(3), 1)]\n"
+        "js = [j for j, _ in enumerate(tf.data.Dataset.range(2), start=4)]\n"
+    )
+    assert value(it, "ks") == [1, 2, 3] and value(it, "js") == [4, 5]
