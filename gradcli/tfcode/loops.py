@@ -40,19 +40,30 @@ class LoopMixin:
 
     def for_(self, stmt: ast.For, scope) -> None:
         value = self.expr(stmt.iter, scope)
+        traced = False
         if iterable(value):  # a dataset: lazy, endless only where the loop can break
             items = value.tf_iterate(self, stmt.iter, endless_ok=_breaks(stmt.body))
+            # inside @tf.function AutoGraph traces a loop over a dataset once: the gradient
+            # calls of its later iterations run that graph, they are not listed again
+            traced = bool(self.tracing)
         else:
             items = self.iterate(value, stmt.iter)
-        with self.loop_bound(stmt):
-            for item in items:
-                self.assign(stmt.target, item, scope)
-                try:
-                    self.block(stmt.body, scope)
-                except LoopBreak:
-                    return
-                except LoopContinue:
-                    continue
+        silenced = 0
+        try:
+            with self.loop_bound(stmt):
+                for k, item in enumerate(items):
+                    if traced and k == 1:
+                        self.silent += 1
+                        silenced = 1
+                    self.assign(stmt.target, item, scope)
+                    try:
+                        self.block(stmt.body, scope)
+                    except LoopBreak:
+                        return
+                    except LoopContinue:
+                        continue
+        finally:
+            self.silent -= silenced
         self.block(stmt.orelse, scope)
 
     def while_(self, stmt: ast.While, scope) -> None:

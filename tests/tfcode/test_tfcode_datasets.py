@@ -416,3 +416,27 @@ def test_enumerate_of_a_dataset_takes_a_start():
         "js = [j for j, _ in enumerate(tf.data.Dataset.range(2), start=4)]\n"
     )
     assert value(it, "ks") == [1, 2, 3] and value(it, "js") == [4, 5]
+
+
+def test_a_loop_over_a_dataset_inside_tf_function_is_traced_once():
+    # AutoGraph turns the loop into one traced body: one gradient call is listed (the first
+    # element's), while every iteration still counts in the values (6 = 1 + 2 + 3)
+    program = read(
+        "w = tf.Variable(2.0)\n"
+        "ds = tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0])\n"
+        "@tf.function\n"
+        "def epoch(ds):\n"
+        "    total = tf.constant(0.0)\n"
+        "    for x in ds:\n"
+        "        with tf.GradientTape() as tape:\n"
+        "            loss = w * x\n"
+        "        total += tape.gradient(loss, w)\n"
+        "    return total\n"
+        "t = epoch(ds)\n"
+        "with tf.GradientTape() as tape:\n"
+        "    loss = t * w\n"
+        "g = tape.gradient(loss, w)\n"
+    )
+    first, last = program.calls
+    assert list(first.evaluation.gradients.values()) == [1.0]
+    assert list(last.evaluation.gradients.values()) == [6.0]
