@@ -227,12 +227,19 @@ def _apply(it, fn, element, node, what: str, read: list | None = None):
     start = len(it.g)
     tensors = _smap(element, lambda a: it.leaf(a, node))
     args = list(tensors) if isinstance(tensors, tuple) else [tensors]
-    name = f"{fn.name} (the Dataset.{what} function)"
-    it.tracing.append(Trace(SimpleNamespace(name=name, pos=fn.pos), start, set()))
+    inner = getattr(fn, "fn", fn)  # a bound method's function
+    name = f"{getattr(inner, 'name', _describe(fn))} (the Dataset.{what} function)"
+    pos = getattr(inner, "pos", None) or it.pos(node)
+    it.tracing.append(Trace(SimpleNamespace(name=name, pos=pos), start, set()))
     tapes, it.tapes = it.tapes, []  # tf.data runs it in a graph of its own: no tape sees it
     it.watchers.append(read if read is not None else [])
     try:
-        result = it.call_function(fn, args, {}, node)
+        if isinstance(fn, PyFunction):
+            result = it.call_function(fn, args, {}, node)
+        else:  # a bound method, a layer or another callable object of the file
+            from gradcli.tfcode.keras import call_object
+
+            result = call_object(it, fn, args, {}, node)
     finally:
         it.watchers.pop()
         it.tapes = tapes
@@ -258,7 +265,12 @@ def _arrays(it, value, node, what: str):
 
 
 def _function(it, fn, node, what: str):
-    if not isinstance(fn, PyFunction):
+    """The function given to map, filter, reduce, ...: a def, lambda or callable object."""
+    from gradcli.tfcode.keras import OBJECTS
+
+    if isinstance(fn, Opaque):
+        it.refuse(node, f"Dataset.{what} of {fn.what} (line {fn.line})", "gradcli does not read it")
+    if not isinstance(fn, (PyFunction, *OBJECTS)):
         it.refuse(node, f"Dataset.{what} of {_describe(fn)}", "give a def or lambda")
     return fn
 

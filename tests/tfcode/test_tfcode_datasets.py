@@ -440,3 +440,20 @@ def test_a_loop_over_a_dataset_inside_tf_function_is_traced_once():
     first, last = program.calls
     assert list(first.evaluation.gradients.values()) == [1.0]
     assert list(last.evaluation.gradients.values()) == [6.0]
+
+
+def test_map_takes_bound_methods_and_layers():
+    # TensorFlow 2.21: 18.0 (sum([2, 4]) * 3) and [[3.0]] (a Dense of ones on [1, 2])
+    it = run(
+        "class Pre:\n"
+        "    def __init__(self, s):\n"
+        "        self.s = s\n"
+        "    def scale(self, x, y):\n"
+        "        return x * self.s, y\n"
+        "p = Pre(2.0)\n"
+        "layer = tf.keras.layers.Dense(1, kernel_initializer='ones')\n"
+        "ds = tf.data.Dataset.from_tensor_slices(([[1.0, 2.0]], [3.0]))\n"
+        "x, y = next(iter(ds.map(p.scale)))\n"
+        "v = next(iter(tf.data.Dataset.from_tensor_slices([[1.0, 2.0]]).batch(1).map(layer)))\n"
+    )
+    assert value(it, "x") == [2.0, 4.0] and value(it, "y") == 3.0 and value(it, "v") == [[3.0]]
