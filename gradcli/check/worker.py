@@ -194,15 +194,15 @@ def main() -> None:
 
 
 def _prewarm(sympy) -> None:
-    """SymPy's first product and lambdify's numpy namespace import more modules (about
-    0.2 s): done while the command is still reading, before the job comes. SymPy's caches
-    only memoize: nothing here changes what the job computes."""
+    """SymPy's first derivative and first printing import more modules: done while the
+    command is still reading, before the job comes. SymPy's caches only memoize: nothing
+    here changes what the job computes."""
     try:
-        import inspect
+        from gradcli.check import program
 
         x = sympy.Symbol("x", real=True)
         expr = sympy.diff(x * x * 3 + sympy.exp(x) * x, x)
-        inspect.getsource(sympy.lambdify([x], [expr], modules="numpy", dummify=True, cse=False))
+        program.from_sympy(sympy, [expr], [x])
     except Exception:
         pass
 
