@@ -1,9 +1,10 @@
 """A SymPy worker process started before it is needed, so that SymPy's import overlaps
 the command's own reading and evaluation.
 
-The worker is a fresh interpreter (`python -I -S -c BOOTSTRAP`: no site module, this
-process's sys.path passed in GRADCLI_WORKER_PATH, one thread for BLAS): it imports numpy,
-SymPy and the check, then waits for one job on its standard input. Its standard input and output are
+The worker is a fresh interpreter (`python -I -c BOOTSTRAP`, this process's sys.path
+passed in GRADCLI_WORKER_PATH, one thread for BLAS; the site module stays: an editable
+install finds gradcli through a .pth file's import hook): it imports numpy, SymPy and the
+check, then waits for one job on its standard input. Its standard input and output are
 pipes of this process's own (descriptors above 2), its standard error is /dev/null: it
 never reads or writes the command's streams, whatever they are (closed, a terminal, a
 file). The job (the problem's graph, the forward values and what to compute) goes down
@@ -64,7 +65,7 @@ class Worker:
             for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
                 env[name] = "1"
             proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", BOOTSTRAP],
+                [sys.executable, "-I", "-c", BOOTSTRAP],
                 stdin=job_r,
                 stdout=out_w,
                 stderr=subprocess.DEVNULL,
