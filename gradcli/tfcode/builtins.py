@@ -164,6 +164,8 @@ def _random(dist: str):
             mean = _opt(args, kwargs, 0, "loc", 0.0)
             std = _opt(args, kwargs, 1, "scale", 1.0)
             arr = it.rng.normal(mean, std, shape)
+        elif dist == "rand":  # its arguments are the shape: draws in [0, 1)
+            arr = it.rng.uniform(0.0, 1.0, shape)
         else:
             low = _opt(args, kwargs, 0, "low", 0.0)
             high = _opt(args, kwargs, 1, "high", 1.0)
