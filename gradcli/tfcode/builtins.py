@@ -68,6 +68,7 @@ def _variable(it: Interpreter, args, kwargs, node):
         it.refuse(node, "trainable= that is not True or False")
     leaf = it.leaf(arr, node)
     label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
+    it.store(leaf.id, init, ast.unparse(node), label)
     return Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
 
 
