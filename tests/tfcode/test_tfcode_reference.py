@@ -71,7 +71,7 @@ READ = [
     "keras_gru", "keras_lstm", "keras_rnn_unused", "keras_rnn_second_order",
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
-    "keras_fit_regularizers",
+    "keras_fit_regularizers", "stored_variable_from_tensor", "stored_assign_from_tensor",
     "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
     "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
     "data_keras_training_loop", "data_from_variables",
