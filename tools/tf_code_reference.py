@@ -186,7 +186,77 @@ def run_one(path: Path, values: str) -> dict:
             tf.numpy_function(capture, [flat[k] for k in live], tf.int32, stateful=True)
         return result
 
+    def record_user(fit, name, orig, self, args, kwargs, pos_mode):
+        """A tape call in the user's train_step inside fit: recorded at its own line, as any
+        tape call, once per call site of the first step (a retrace reuses its record); under
+        tf.function its values are captured by a tf.numpy_function run with the step."""
+        seq = fit["seq"]
+        fit["seq"] += 1
+        again = seq < len(fit["records"])
+        if again:
+            rec, state = fit["records"][seq]
+        else:
+            mode = kwargs.get("unconnected_gradients")
+            if mode is None and len(args) > pos_mode:
+                mode = args[pos_mode]
+            rec = {"kind": name, "line": snippet_line(sys._getframe(2)),
+                   "unconnected": mode_of(mode or "none")}  # fmt: skip
+            if name == "gradient":
+                og = kwargs.get("output_gradients", args[2] if len(args) > 2 else None)
+                rec["output_gradients"] = og is not None
+            rec["persistent"] = bool(self._persistent)
+            state = {"captured": False}
+            fit["records"].append((rec, state))
+        depth[0] += 1
+        try:
+            result = orig(self, *args, **kwargs)
+        except Exception as e:
+            if not again:
+                rec.update(structure=None, result=None, raised=type(e).__name__)
+                calls.append(rec)
+            raise
+        finally:
+            depth[0] -= 1
+        flat = tf.nest.flatten(result)
+        if not again:
+            rec["structure"] = skeleton(result, [0])
+            rec["result"] = [None if t is None else encode(t) for t in flat]
+            calls.append(rec)
+        live = [k for k, t in enumerate(flat) if t is not None]
+        if live and any(not hasattr(flat[k], "numpy") for k in live):
+
+            def capture(*values):
+                if not state["captured"]:  # the first executed step only
+                    state["captured"] = True
+                    for k, v in zip(live, values):
+                        rec["result"][k] = encode_array(np.asarray(v), flat[k].dtype.name)
+                return np.int32(0)
+
+            tf.numpy_function(capture, [flat[k] for k in live], tf.int32, stateful=True)
+        return result
+
     fits: list[dict] = []  # model.fit/train_on_batch calls under way
+
+    def user_step(model) -> bool:
+        """Whether the model's class overrides Keras's train_step (a class of the snippet)."""
+        for klass in type(model).__mro__:
+            if "train_step" in vars(klass):
+                return not klass.__module__.startswith(("keras", "tensorflow"))
+        return False
+
+    def step_wrapper(fit, step):
+        """The user's train_step, counting its traces: each trace (tf.function retraces when
+        Adam makes its variables) makes the same tape calls, recorded once (first trace)."""
+
+        def train_step(data):
+            fit["trace"] += 1
+            fit["seq"] = 0
+            out = step(data)
+            if tf.executing_eagerly():  # run_eagerly=True: the first step's calls only
+                fit["done"] = True
+            return out
+
+        return train_step
 
     def wrap_fit(orig, kind="fit"):
         def fit(self, *args, **kwargs):
@@ -194,9 +264,15 @@ def run_one(path: Path, values: str) -> dict:
             if line is None or fits:
                 return orig(self, *args, **kwargs)
             fits.append({"kind": kind, "line": line, "done": False, "captured": False})
+            user = kind in ("fit", "train_on_batch") and user_step(self)
+            if user:  # the user's own tape calls are the record, at their lines
+                fits[-1].update(user=True, trace=0, seq=0, records=[])
+                self.__dict__["train_step"] = step_wrapper(fits[-1], self.train_step)
             try:
                 return orig(self, *args, **kwargs)
             except Exception as e:  # raised before the step's gradient (tracing the loss)
+                if user:
+                    raise
                 if not fits[-1]["done"] and kind == "fit":
                     count = len(self.trainable_variables)
                     calls.append({"kind": kind, "line": line, "unconnected": "none",
@@ -204,6 +280,8 @@ def run_one(path: Path, values: str) -> dict:
                                   "count": count})  # fmt: skip
                 raise
             finally:
+                if user:
+                    del self.__dict__["train_step"]
                 fits.pop()
 
         fit.__wrapped__ = orig
@@ -221,6 +299,10 @@ def run_one(path: Path, values: str) -> dict:
         def wrapper(self, *args, **kwargs):
             if depth[0]:
                 return orig(self, *args, **kwargs)
+            if fits and fits[-1].get("user"):
+                if fits[-1]["done"]:  # a later eager step
+                    return orig(self, *args, **kwargs)
+                return record_user(fits[-1], name, orig, self, args, kwargs, pos_mode)
             if fits and name == "gradient":
                 if fits[-1]["done"]:
                     return orig(self, *args, **kwargs)

@@ -75,6 +75,8 @@ READ = [
     "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
     "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
     "data_keras_training_loop", "data_from_variables",
+    "keras_train_step_basic", "keras_train_step_compute_loss",
+    "keras_train_step_eager_compiled_loss",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -83,6 +85,7 @@ RAISES_FIRST = {
     "tf1_optimizer_tensor_loss": "compute_gradients should be a function",
     "keras_embedding_out_of_range": "Embedding.call()",
     "data_map_numpy": "Cannot convert a symbolic tf.Tensor",
+    "keras_train_step_numpy": "'SymbolicTensor' object has no attribute 'numpy'",
 }
 # refused for now, with the construct the error must name
 REFUSED: dict = {}

@@ -24,6 +24,7 @@ from gradcli.tfcode.keras.library import (
     ACTIVATIONS,
     LOSS,
     LOSS_CLASSES,
+    OPTIMIZER,
     OPTIMIZERS,
     apply_activation,
     keras_name,
@@ -42,6 +43,8 @@ from gradcli.tfcode.keras.protocol import (
     super_,
 )
 from gradcli.tfcode.keras.recurrent import CLASSES as RECURRENT_CLASSES
+from gradcli.tfcode.keras.train_steps import FUNCTIONS as STEP_FUNCTIONS
+from gradcli.tfcode.keras.train_steps import METRIC_CLASSES, MODEL_METHODS, OPTIMIZER_METHODS
 from gradcli.tfcode.values import Module, Opaque, PyFunction
 
 if TYPE_CHECKING:  # annotations only
@@ -62,7 +65,10 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
+    **{f"metrics.{n}": c for n, c in METRIC_CLASSES.items()},
 }  # fmt: skip
+MODEL.methods.update(MODEL_METHODS)  # what a custom train_step uses (train_steps.py)
+OPTIMIZER.methods.update(OPTIMIZER_METHODS)
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 
 
@@ -80,6 +86,7 @@ def reader_names() -> list[str]:
     names += [*TF_CLASSES, "tf.keras.Input", "tf.keras.layers.Input"]
     names += [f"tf.keras.activations.{n}" for n in ACTIVATIONS]
     names += [f"tf.keras.initializers.{n}" for n in initializers.NAMES]
+    names += [f"tf.keras.{n}" for n in STEP_FUNCTIONS]
     return names
 
 
@@ -95,6 +102,8 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
         return NOT_KERAS
     if name in ("Input", "layers.Input"):
         return keras_input(it, args, kwargs, node)
+    if name in STEP_FUNCTIONS:
+        return STEP_FUNCTIONS[name](it, args, kwargs, node)
     head, _, last = name.rpartition(".")
     if head == "activations" and last in ACTIVATIONS:
         return apply_activation(it, last, args, kwargs, node)

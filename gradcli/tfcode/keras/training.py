@@ -32,6 +32,7 @@ import numpy as np
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.dataset_iteration import fit_batch, is_dataset
+from gradcli.tfcode.keras import train_steps
 from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, _to_dtype
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute, instantiate
@@ -128,6 +129,8 @@ def _rows(it: Interpreter, value, count, node):
 def fit(it: Interpreter, obj: Instance, args, kwargs, node):
     """model.fit(x, y, batch_size=None, epochs=1, shuffle=True, ...): the first train step."""
     bound = _bind(it, FIT_PARAMS, args, kwargs, node, "model.fit")
+    if train_steps.defines(obj, "train_step"):  # the class's own step (train_steps.py)
+        return train_steps.fit(it, obj, bound, node)
     if is_dataset(bound.get("x")):  # the dataset's first element is the first batch
         batch = fit_batch(it, bound, node)
         return None if batch is None else train_step(it, obj, *batch, node, [])
@@ -155,6 +158,8 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
 def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     """model.train_on_batch(x, y): one train step on the whole batch."""
     bound = _bind(it, BATCH_PARAMS, args, kwargs, node, "model.train_on_batch")
+    if train_steps.defines(obj, "train_step"):  # the class's own step (train_steps.py)
+        return train_steps.train_on_batch(it, obj, bound, node)
     for k in ("class_weight", "sample_weight"):
         if bound.get(k) is not None:
             it.refuse(node, f"model.train_on_batch(..., {k}=...)")

@@ -1,0 +1,387 @@
+"""The Keras guide "Customizing what happens in fit()": a Model subclass with its own
+`train_step(self, data)`, run by `fit`/`train_on_batch` on the first batch; its gradient
+calls are the user's own `tape.gradient` calls, at their lines. Also the Model members such a
+step uses (`self.optimizer`, `compute_loss`, the deprecated `compiled_loss`/
+`compiled_metrics`, `metrics`, `reset_metrics`) and `keras.utils.unpack_x_y_sample_weight`.
+
+Keras 3.15.1 on TensorFlow 2.21 (verified with tools/tf_code_reference.py):
+- the `data` fit passes: `(x, y)`; `x` alone when fit has no y; `(x, y, sample_weight)` with
+  sample_weight; a dataset's element as it is. train_on_batch always passes the 3-tuple
+  `(x, y, sample_weight)`, None where not given.
+- train_step runs under tf.function (unless compile(run_eagerly=True)): its tensors are
+  symbolic, `.numpy()` raises AttributeError while tracing, the calls are noted as traced.
+- `compile` must have been called (even `super().compile()` with no loss): else fit raises
+  ValueError "You must call `compile()` before using the model.".
+- `self.compiled_loss(y, y_pred, ...)` warns (UserWarning, deprecated) and is
+  `self.compute_loss(y=y, y_pred=y_pred, sample_weight=...)` (its regularization_losses
+  argument is ignored; compute_loss adds `self.losses` itself); `self.compiled_metrics`
+  warns and updates the metrics; Keras 3 optimizers have no `minimize` (AttributeError).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
+
+from gradcli.tfcode.keras.objects import Builtin, Class, Instance, Property
+from gradcli.tfcode.keras.protocol import call_member, call_object, get_attribute, instantiate
+from gradcli.tfcode.support import Raises, _describe, _flatten
+from gradcli.tfcode.values import Opaque, PyFunction, Tensor
+
+if TYPE_CHECKING:  # annotations only
+    from gradcli.tfcode.interpret import Interpreter
+
+NOT_COMPILED = "You must call `compile()` before using the model."
+NO_LOSS = "No loss to compute. Provide a `loss` argument in `compile()`."
+
+
+class MetricValue(Opaque):
+    """A Keras metric's result: Keras computes it outside the gradient; gradcli does not."""
+
+    def reason(self) -> str:
+        return (
+            f"unknown beyond line {self.line}: {self.what} is a Keras metric's value, which "
+            "gradcli does not compute (metrics are updated outside the gradient)"
+        )
+
+
+# --- metric objects ----------------------------------------------------------------------------
+def _metric_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    from gradcli.tfcode.keras.objects import snake_case
+
+    name = kwargs.get("name")
+    special = {"LogCoshError": "logcosh", "FBetaScore": "fbeta_score"}
+    obj.data["name"] = name if isinstance(name, str) else special.get(
+        obj.cls.name, snake_case(obj.cls.name)
+    )  # fmt: skip
+    return None
+
+
+def _metric_name(it, obj, args, kwargs, node):
+    return obj.data["name"]
+
+
+def _metric_none(it, obj, args, kwargs, node):
+    return None  # update_state / reset_state: Keras's metric variables, not read
+
+
+def _metric_result(it, obj, args, kwargs, node):
+    return MetricValue(node.lineno, f"{obj.data['name']}.result()")
+
+
+def _metric_call(it, obj, args, kwargs, node):
+    return MetricValue(node.lineno, f"the metric {obj.data['name']}(...)")
+
+
+def _metric_variables(it, obj, args, kwargs, node):
+    return []  # a metric's state variables: never trainable, never in a gradient call
+
+
+METRIC = Class(
+    "Metric",
+    kind="metric",
+    methods={
+        "__init__": Builtin(_metric_init),
+        "name": Property(Builtin(_metric_name)),
+        "update_state": Builtin(_metric_none),
+        "reset_state": Builtin(_metric_none),
+        "reset_states": Builtin(_metric_none),
+        "result": Builtin(_metric_result),
+        "__call__": Builtin(_metric_call),
+        "variables": Property(Builtin(_metric_variables)),
+    },
+)
+METRIC_NAMES = ("AUC", "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "BinaryIoU",
+                "CategoricalAccuracy", "CategoricalCrossentropy", "CategoricalHinge",
+                "ConcordanceCorrelation", "CosineSimilarity", "F1Score", "FBetaScore",
+                "FalseNegatives", "FalsePositives", "Hinge", "IoU", "KLDivergence",
+                "LogCoshError", "Mean", "MeanAbsoluteError", "MeanAbsolutePercentageError",
+                "MeanIoU", "MeanMetricWrapper", "MeanSquaredError", "MeanSquaredLogarithmicError",
+                "OneHotIoU", "OneHotMeanIoU", "PearsonCorrelation", "Poisson", "Precision",
+                "PrecisionAtRecall", "R2Score", "Recall", "RecallAtPrecision",
+                "RootMeanSquaredError", "SensitivityAtSpecificity", "SparseCategoricalAccuracy",
+                "SparseCategoricalCrossentropy", "SparseTopKCategoricalAccuracy",
+                "SpecificityAtSensitivity", "SquaredHinge", "Sum", "TopKCategoricalAccuracy",
+                "TrueNegatives", "TruePositives")  # fmt: skip
+METRIC_CLASSES = {"Metric": METRIC, **{n: Class(n, (METRIC,)) for n in METRIC_NAMES}}
+
+
+# --- the user's train_step ---------------------------------------------------------------------
+def defines(obj, name: str) -> bool:
+    """Whether obj's class (one of the file's) defines `name` itself (train_step, ...)."""
+    if not isinstance(obj, Instance):
+        return False
+    member, owner = obj.cls.lookup(name)
+    return isinstance(member, PyFunction) and owner is not None and owner.user
+
+
+def _compiled(it: Interpreter, obj: Instance, node) -> dict:
+    compiled = obj.data.get("compiled")
+    if compiled is None:
+        hint = "call model.compile(...) first (super().compile() in a compile override)"
+        raise Raises("ValueError", NOT_COMPILED, it.pos(node), hint)
+    return compiled
+
+
+def _rows(it: Interpreter, value, count, node):
+    """The first `count` samples of an array (or of each array of a list/tuple/dict)."""
+    from gradcli.tfcode.keras.training import _rows as rows
+
+    if value is None:
+        return None, None
+    if isinstance(value, dict):
+        out = {k: _rows(it, v, count, node) for k, v in value.items()}
+        n = next((m for _, m in out.values()), None)
+        return {k: v for k, (v, _) in out.items()}, n
+    if isinstance(value, (list, tuple)) and value and not _numbers(value):
+        out = [_rows(it, v, count, node) for v in value]
+        return type(value)(v for v, _ in out), out[0][1]
+    return rows(it, value, count, node)
+
+
+def _numbers(value) -> bool:
+    """A nested list of Python numbers (one array), not a list of arrays."""
+    return all(isinstance(v, (int, float)) for v in _flatten([value]))
+
+
+def fit(it: Interpreter, obj: Instance, bound: dict, node):
+    """model.fit(...) of a model whose class defines train_step: its first step."""
+    from gradcli.tfcode.dataset_iteration import first_element, is_dataset
+
+    _compiled(it, obj, node)
+    epochs, first = bound.get("epochs", 1), bound.get("initial_epoch", 0)
+    if isinstance(epochs, int) and isinstance(first, int) and epochs <= first:
+        return None  # Keras runs no step
+    if bound.get("class_weight") is not None:
+        it.refuse(node, "model.fit(..., class_weight=...) with a custom train_step")
+    notes: list[str] = []
+    if is_dataset(bound.get("x")):
+        for k in ("y", "sample_weight"):
+            if bound.get(k) is not None:
+                it.refuse(node, f"model.fit(dataset, {k}=...)", "TensorFlow raises ValueError")
+        data = first_element(it, bound["x"], node)
+        if data is None:  # the dataset is empty: no step
+            return None
+    else:
+        size = bound.get("batch_size") or 32
+        x, n = _rows(it, bound.get("x"), size, node)
+        y, _ = _rows(it, bound.get("y"), size, node)
+        sw, _ = _rows(it, bound.get("sample_weight"), size, node)
+        data = x if y is None and sw is None else (x, y) if sw is None else (x, y, sw)
+        if bound.get("shuffle", True) is not False and n is not None and n > size:
+            notes.append(
+                f"fit shuffles the {n} samples (shuffle=True): Keras's first batch is {size} "
+                f"random samples, gradcli's the first {size}; the gradients' values differ, "
+                "their None-ness and causes do not"
+            )
+    run_step(it, obj, "train_step", data, node, notes)
+    return None
+
+
+def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
+    """model.train_on_batch(x, y=None, sample_weight=None) with the class's train_step: Keras
+    passes (x, y, sample_weight), None where not given."""
+    _compiled(it, obj, node)
+    if bound.get("class_weight") is not None:
+        it.refuse(node, "model.train_on_batch(..., class_weight=...) with a custom train_step")
+    data = tuple(_rows(it, bound.get(k), None, node)[0] for k in ("x", "y", "sample_weight"))
+    return run_step(it, obj, "train_step", data, node, [])
+
+
+def run_step(it: Interpreter, obj: Instance, name: str, data, node, notes: list):
+    """Call the class's train_step (test_step) on one batch as Keras does: traced by
+    tf.function unless compile(run_eagerly=True); the gradient calls it makes are listed."""
+    from gradcli.tfcode.functions import Trace
+
+    compiled = _compiled(it, obj, node)
+    member, owner = obj.cls.lookup(name)
+    before = len(it.calls)
+    traced = not compiled.get("eager", False)
+    if traced:
+        step = SimpleNamespace(name=name, pos=member.pos)
+        inputs = {v.id for v in _flatten([data]) if isinstance(v, Tensor)}
+        it.tracing.append(Trace(step, len(it.g), inputs))
+    try:
+        return call_member(it, obj, member, owner, [data], {}, node)
+    finally:
+        if traced:
+            it.tracing.pop()
+        where = f"model.{node.func.attr}" if hasattr(node.func, "attr") else "fit"
+        later = " (later steps are not listed)" if where.endswith("fit") else ""
+        for call in it.calls[before:]:
+            call.notes.insert(0, f"made by the class's own {name} (line {member.pos.line}), "
+                              f"which Keras's {where} at line {node.lineno} runs on the first "
+                              f"batch{later}")  # fmt: skip
+            call.notes += notes
+
+
+# --- Model members a custom step uses ----------------------------------------------------------
+def _compile(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Model.compile: Keras's (training.py), and the optimizer kept for self.optimizer."""
+    from gradcli.tfcode.keras import training
+    from gradcli.tfcode.keras.library import OPTIMIZERS
+
+    result = training.compile_(it, obj, args, kwargs, node)
+    value = args[0] if args else kwargs.get("optimizer", "rmsprop")
+    if isinstance(value, str):
+        names = {n.lower(): n for n in OPTIMIZERS}
+        if value.lower() not in names:
+            it.refuse(node, f"compile(optimizer={value!r})")
+        value = instantiate(it, OPTIMIZERS[names[value.lower()]], [], {}, node)
+    obj.data["optimizer"] = value
+    return result
+
+
+def _optimizer_get(it, obj, args, kwargs, node):
+    return obj.data.get("optimizer")
+
+
+def _optimizer_set(it, obj, args, kwargs, node):
+    obj.data["optimizer"] = args[0]
+    return None
+
+
+def compute_loss(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Model.compute_loss(x=None, y=None, y_pred=None, sample_weight=None, training=True): the
+    compiled loss (cast to float32, times loss_weights) plus `self.losses`, summed."""
+    from gradcli.tfcode.keras.library import _to_dtype
+
+    names = ("x", "y", "y_pred", "sample_weight", "training")
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise Raises("TypeError", f"Trainer.compute_loss() got an unexpected keyword "
+                         f"argument '{k}'", it.pos(node))  # fmt: skip
+        bound[k] = v
+    compiled = _compiled(it, obj, node)
+    parts = []
+    if compiled.get("loss") is not None:
+        sw = bound.get("sample_weight")
+        extra = {} if sw is None else {"sample_weight": sw}
+        loss = call_object(it, compiled["loss"], [bound.get("y"), bound.get("y_pred")], extra,
+                           node)  # fmt: skip
+        loss = _to_dtype(it, loss, "float32", node)
+        if isinstance(compiled.get("weight"), (int, float)):
+            loss = it.op_call("mul", [loss, float(compiled["weight"])], {}, node)
+        parts.append(loss)
+    extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
+    parts += [_to_dtype(it, v, "float32", node) for v in (extra or [])]
+    if not parts:
+        raise Raises("ValueError", NO_LOSS, it.pos(node))
+    if len(parts) == 1:
+        return parts[0]
+    stacked = it.call_api("tf.stack", [parts], {}, node, None)
+    return it.op_call("sum", [stacked], {}, node)
+
+
+def _compiled_loss(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Keras 3's deprecated model.compiled_loss(y, y_pred, sample_weight=None,
+    regularization_losses=None): compute_loss(y=, y_pred=, sample_weight=); Keras warns
+    (UserWarning) and ignores regularization_losses (compute_loss adds self.losses)."""
+    names = ("y", "y_pred", "sample_weight", "regularization_losses")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    return compute_loss(
+        it, obj, [], {k: bound.get(k) for k in ("y", "y_pred", "sample_weight")}, node
+    )
+
+
+COMPILED_METRICS = Class(
+    "DeprecatedCompiledMetric", methods={"update_state": Builtin(_metric_none)}
+)
+
+
+def _compiled_metrics(it, obj, args, kwargs, node):
+    return Instance(COMPILED_METRICS)
+
+
+def _metrics(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Model.metrics: the loss tracker ('loss'), then 'compile_metrics' when compile had
+    metrics (their values are opaque)."""
+    cache = obj.data.setdefault("metric_objects", {})
+    compiled = obj.data.get("compiled") or {}
+    wanted = ["loss"] + (["compile_metrics"] if compiled.get("metrics") else [])
+    out = []
+    for name in wanted:
+        if name not in cache:
+            cache[name] = instantiate(it, METRIC_CLASSES["Mean"], [], {"name": name}, node)
+        out.append(cache[name])
+    return out
+
+
+def _none(it, obj, args, kwargs, node):
+    return None
+
+
+def _default_step(name: str):
+    def refuse(it, obj, args, kwargs, node):
+        it.refuse(node, f"Keras's own Model.{name} called from the class (super().{name})",
+                  "write the step with tf.GradientTape")  # fmt: skip
+
+    return Builtin(refuse)
+
+
+MODEL_METHODS = {
+    "compile": Builtin(_compile),
+    "optimizer": Property(Builtin(_optimizer_get), Builtin(_optimizer_set)),
+    "compute_loss": Builtin(compute_loss),
+    "compiled_loss": Builtin(_compiled_loss),
+    "compiled_metrics": Property(Builtin(_compiled_metrics)),
+    "metrics": Property(Builtin(_metrics)),
+    "reset_metrics": Builtin(_none),
+    "train_step": _default_step("train_step"),
+    "test_step": _default_step("test_step"),
+}
+
+
+# --- Keras 3 optimizers ------------------------------------------------------------------------
+NO_GRADIENTS = "No gradients provided for any variable."
+
+
+def apply_gradients(it: Interpreter, obj: Instance, args, kwargs, node):
+    """optimizer.apply_gradients(grads_and_vars): the update is not read (gradcli does not
+    train); Keras 3 raises ValueError when every gradient is None (a warning when some are)."""
+    pairs = args[0] if args else kwargs.get("grads_and_vars")
+    none = all(isinstance(p, tuple) and len(p) == 2 and p[0] is None for p in pairs or [1])
+    if isinstance(pairs, (list, tuple)) and none:
+        hint = "every gradient is None: the gradient call's explanation names each one's cause"
+        raise Raises("ValueError", NO_GRADIENTS, it.pos(node), hint)
+    return None
+
+
+OPTIMIZER_METHODS = {"apply_gradients": Builtin(apply_gradients)}
+
+
+# --- keras.utils -------------------------------------------------------------------------------
+def unpack_x_y_sample_weight(it: Interpreter, args, kwargs, node):
+    """keras.utils.unpack_x_y_sample_weight(data): (x, y, sample_weight), None-padded."""
+    data = args[0] if args else kwargs.get("data")
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return (data, None, None)
+    if len(data) in (1, 2, 3):
+        return (*data, *([None] * (3 - len(data))))
+    raise Raises(
+        "ValueError",
+        "Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+        f"found: {_describe(data)}",
+        it.pos(node),
+    )
+
+
+def pack_x_y_sample_weight(it: Interpreter, args, kwargs, node):
+    """keras.utils.pack_x_y_sample_weight(x, y=None, sample_weight=None)."""
+    names = ("x", "y", "sample_weight")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    x, y, sw = (bound.get(k) for k in names)
+    if y is None:
+        return x if not isinstance(x, (tuple, list)) else (x,)
+    return (x, y) if sw is None else (x, y, sw)
+
+
+FUNCTIONS = {
+    "utils.unpack_x_y_sample_weight": unpack_x_y_sample_weight,
+    "utils.pack_x_y_sample_weight": pack_x_y_sample_weight,
+}
