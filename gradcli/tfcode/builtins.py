@@ -234,11 +234,36 @@ def _dropout(it: Interpreter, args, kwargs, node):
 def _shape(it: Interpreter, shape, node) -> tuple[int, ...]:
     if isinstance(shape, int):
         return (shape,)
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, (Tensor, Variable)) for d in shape):
+        shape = [_dim(it, d, node) for d in shape]  # (tf.shape(x)[0], 4): known here
     if isinstance(shape, (list, tuple)) and all(isinstance(d, int) and d >= 0 for d in shape):
         return tuple(shape)
     if isinstance(shape, (Tensor, Variable)):
         return tuple(int(d) for d in it.value(it.tensor_id(shape, read=False)).reshape(-1))
     it.refuse(node, f"the shape {_describe(shape)}", "give a list of Python integers")
+
+
+def _dim(it: Interpreter, d, node):
+    """One dimension given as a scalar integer tensor (tf.shape(x)[0]): its value."""
+    if isinstance(d, (Tensor, Variable)):
+        arr = it.value(it.tensor_id(d, read=False))
+        if arr.shape == () and arr.dtype.kind in "iu":
+            return int(arr)
+    return d
+
+
+def _tf_shape(it: Interpreter, args, kwargs, node):
+    """tf.shape(input, out_type=tf.int32): the shape as an integer tensor (the reader knows
+    it, also while tf.function traces, where TensorFlow computes it in the graph)."""
+    x = _opt(args, kwargs, 0, "input")
+    dtype = _dtype_arg(it, _opt(args, kwargs, 1, "out_type"), node) or "int32"
+    if dtype not in ("int32", "int64"):
+        it.refuse(node, f"tf.shape(..., out_type={dtype})")
+    if isinstance(x, (Tensor, Variable)):
+        shape = it.g[it.tensor_id(x, read=False)].shape
+    else:
+        shape = it.as_array(x, node).shape
+    return it.leaf(np.array(shape, dtype=dtype), node)
 
 
 def _gradient_tape(it: Interpreter, args, kwargs, node):
@@ -387,6 +412,7 @@ SPECIAL = {
     "tf.range": _range,
     "tf.eye": _eye,
     "tf.random.normal": _tf_random("normal"),
+    "tf.shape": _tf_shape,
     "tf.random.uniform": _tf_random("uniform"),
     "tf.nn.dropout": _dropout,
     "np.random.normal": _random("normal"),

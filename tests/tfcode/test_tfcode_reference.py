@@ -76,7 +76,7 @@ READ = [
     "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
     "data_keras_training_loop", "data_from_variables",
     "keras_train_step_basic", "keras_train_step_compute_loss",
-    "keras_train_step_eager_compiled_loss",
+    "keras_train_step_eager_compiled_loss", "keras_train_step_gan", "keras_train_step_gan_frozen",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

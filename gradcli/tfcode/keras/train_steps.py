@@ -340,8 +340,15 @@ NO_GRADIENTS = "No gradients provided for any variable."
 
 def apply_gradients(it: Interpreter, obj: Instance, args, kwargs, node):
     """optimizer.apply_gradients(grads_and_vars): the update is not read (gradcli does not
-    train); Keras 3 raises ValueError when every gradient is None (a warning when some are)."""
+    train); Keras 3 raises ValueError when every gradient is None (a warning when some are),
+    and when there are no pairs at all."""
     pairs = args[0] if args else kwargs.get("grads_and_vars")
+    if isinstance(pairs, (list, tuple)) and not pairs:  # zip([], []): no variables at all
+        raise Raises(
+            "ValueError", "not enough values to unpack (expected 2, got 0)", it.pos(node),
+            "Keras 3 unpacks zip(*grads_and_vars): the list of variables is empty (a layer "
+            "frozen with trainable=False lists no trainable_weights)",
+        )  # fmt: skip
     none = all(isinstance(p, tuple) and len(p) == 2 and p[0] is None for p in pairs or [1])
     if isinstance(pairs, (list, tuple)) and none:
         hint = "every gradient is None: the gradient call's explanation names each one's cause"
