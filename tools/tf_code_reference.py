@@ -159,9 +159,11 @@ def run_one(path: Path, values: str) -> dict:
         """The first train step's tape.gradient inside model.fit/train_on_batch: one "fit"
         call at the fit line; under tf.function its gradients are symbolic, so their values
         are captured by a tf.numpy_function that runs with the traced step."""
+        again = fit["done"]  # tf.function traces train_step again (Adam makes variables)
         fit["done"] = True
-        rec = {"kind": fit["kind"], "line": fit["line"], "unconnected": "none"}
-        calls.append(rec)
+        rec = fit.setdefault("rec", {"kind": fit["kind"], "line": fit["line"], "unconnected": "none"})
+        if not again:
+            calls.append(rec)
         depth[0] += 1
         try:
             result = orig(self, *args, **kwargs)
@@ -171,8 +173,9 @@ def run_one(path: Path, values: str) -> dict:
         finally:
             depth[0] -= 1
         flat = tf.nest.flatten(result)
-        rec["structure"] = skeleton(result, [0])
-        rec["result"] = [None if t is None else encode(t) for t in flat]
+        if not again:
+            rec["structure"] = skeleton(result, [0])
+            rec["result"] = [None if t is None else encode(t) for t in flat]
         live = [k for k, t in enumerate(flat) if t is not None]
         if live and any(not hasattr(flat[k], "numpy") for k in live):
 
@@ -222,7 +225,7 @@ def run_one(path: Path, values: str) -> dict:
             if depth[0]:
                 return orig(self, *args, **kwargs)
             if fits and name == "gradient":
-                if fits[-1]["done"]:
+                if fits[-1]["captured"]:
                     return orig(self, *args, **kwargs)
                 return record_fit(fits[-1], orig, self, args, kwargs)
             line = snippet_line(sys._getframe(1))

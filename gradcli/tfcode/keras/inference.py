@@ -67,7 +67,20 @@ def _code(node) -> str:
 
 
 def _loaded(obj: Instance):
+    """What the model computes is opaque: weights loaded from a file, or trained by Keras."""
     return obj.data.get("loaded")
+
+
+def trained_result(obj: Instance, node, extra: str = "") -> Reported | None:
+    """A result of the model after fit/train_on_batch updated its weights (None before)."""
+    line = obj.data.get("trained")
+    if line is None:
+        return None
+    why = (
+        f"comes from the weights Keras trained at line {line}; gradcli does not train (it "
+        f"reads the first step's gradient at the initial weights){extra}"
+    )
+    return Reported(node.lineno, _code(node), why)
 
 
 def predict(it: Interpreter, obj: Instance, args, kwargs, node):
@@ -88,9 +101,17 @@ def predict_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     return _predict(it, obj, batches.rows(it, bound.get("x"), 0, None, node), node)
 
 
+PREDICT_NUMPY = (
+    "; predict returns NumPy arrays, so no gradient could pass through it anyway "
+    "(leaves_tape): call model(x, training=False) under the tape"
+)
+
+
 def _predict(it: Interpreter, obj: Instance, x, node):
     if _loaded(obj) is not None:
         return _loaded(obj)
+    if trained_result(obj, node) is not None:
+        return trained_result(obj, node, PREDICT_NUMPY)
     out = call_object(it, obj, [x], {"training": False}, node)
     return _leave(it, out, node, "predict", "np")
 
@@ -111,6 +132,8 @@ def evaluate(it: Interpreter, obj: Instance, args, kwargs, node):
         count = min(count, steps)
     if _loaded(obj) is not None:
         return _loaded(obj)
+    if trained_result(obj, node) is not None:
+        return trained_result(obj, node)
     parts = []
     for k in range(count):
         data = [batches.rows(it, v, k * size, (k + 1) * size, node) for v in (x, y, sw)]
@@ -126,6 +149,8 @@ def test_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     data = [batches.rows(it, bound.get(k), 0, None, node) for k in ("x", "y", "sample_weight")]
     if _loaded(obj) is not None:
         return _loaded(obj)
+    if trained_result(obj, node) is not None:
+        return trained_result(obj, node)
     loss = step_loss(it, obj, obj.data["compiled"], *data, node, training=False)
     n = batches.count(it, data[0], node)
     return logs(it, obj, [(loss, n)], bound.get("return_dict", False), node)

@@ -207,6 +207,7 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
             "None-ness and causes do not"
         )
     train_step(it, obj, batch.x, batch.y, node, notes, batch.sample_weight)
+    obj.data.setdefault("trained", node.lineno)
     info["names"] = logged_names(it, obj, node)
     return callbacks.make_history(it, obj, given, info, node)
 
@@ -215,7 +216,7 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     """model.train_on_batch(x, y, sample_weight=, class_weight=, return_dict=): one train
     step on the whole batch; returns the step's loss as Keras logs it (inference.py)."""
     from gradcli.tfcode.keras import batches
-    from gradcli.tfcode.keras.inference import logs
+    from gradcli.tfcode.keras.inference import logs, trained_result
 
     bound = _bind(it, BATCH_PARAMS, args, kwargs, node, "model.train_on_batch")
     _compiled(it, obj, node)
@@ -225,7 +226,11 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
         it, bound["y"], bound.get("sample_weight"), bound.get("class_weight"), node
     )
     x, y, sw = (batches.rows(it, v, 0, None, node) for v in (bound.get("x"), bound["y"], sw))
+    trained = obj.data.get("trained")
     loss = train_step(it, obj, x, y, node, [], sw)
+    obj.data.setdefault("trained", node.lineno)
+    if trained is not None:
+        return trained_result(obj, node)
     n = batches.count(it, x, node)
     return logs(it, obj, [(loss, n)], bound.get("return_dict", False), node)
 
