@@ -237,7 +237,8 @@ class ExpressionMixin:
         self.refuse(node, f"the attribute .{name} of {_describe(obj)}")
 
     def subscript(self, node, value, key):
-        opaque = first_opaque([value, key])
+        # a container holding opaque values gives each item as it is (History's lists)
+        opaque = value if isinstance(value, Opaque) else first_opaque([key])
         if opaque is not None:
             return opaque
         if isinstance(value, Unknown) or isinstance(key, Unknown):

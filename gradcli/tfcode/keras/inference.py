@@ -220,7 +220,12 @@ def _metrics_names(it: Interpreter, obj: Instance, args, kwargs, node):
 
 def _optimizer(it, obj, args, kwargs, node):
     compiled = obj.data.get("compiled")
-    return None if compiled is None else compiled["optimizer"]
+    if compiled is None:
+        from gradcli.tfcode.support import Raises
+
+        message = f"'{obj.cls.name}' object has no attribute 'optimizer'"
+        raise Raises("AttributeError", message, it.pos(node))
+    return compiled["optimizer"]
 
 
 def _opaque_result(what: str):

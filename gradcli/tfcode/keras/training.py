@@ -248,16 +248,14 @@ def _compiled(it: Interpreter, obj: Instance, node) -> dict:
 
 
 def output_names(obj: Instance) -> list | None:
-    """Keras's model.output_names: the output layers' names (functional, Sequential)."""
+    """Keras's model.output_names: the output layers' names of a functional model."""
     from gradcli.tfcode.keras.functional import is_symbolic
     from gradcli.tfcode.support import _flatten
 
     if "outputs" in obj.data:
         outs = [v for v in _flatten([obj.data["outputs"]]) if is_symbolic(v)]
         return [v.data["node"].layer.layer.name for v in outs]
-    if obj.data.get("layers"):
-        return [obj.data["layers"][-1].layer.name]
-    return None
+    return None  # a Sequential or a subclassed model: Keras 3 has no output names
 
 
 def logged_names(it: Interpreter, obj: Instance, node) -> list | None:
@@ -275,7 +273,9 @@ def logged_names(it: Interpreter, obj: Instance, node) -> list | None:
 def _per_output(it: Interpreter, spec, names: list | None, n: int, what: str, node) -> list:
     """A loss, weight, y or sample_weight given per output: a list in the outputs' order."""
     if isinstance(spec, dict):
-        if names is None or set(spec) != set(names):
+        if names is None:  # Keras 3 iterates the model's output_names, None here
+            raise Raises("TypeError", "'NoneType' object is not iterable", it.pos(node))
+        if set(spec) != set(names):
             found = list(spec)
             raise Raises(
                 "ValueError",
