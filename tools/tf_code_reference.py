@@ -161,7 +161,9 @@ def run_one(path: Path, values: str) -> dict:
         are captured by a tf.numpy_function that runs with the traced step."""
         again = fit["done"]  # tf.function traces train_step again (Adam makes variables)
         fit["done"] = True
-        rec = fit.setdefault("rec", {"kind": fit["kind"], "line": fit["line"], "unconnected": "none"})
+        rec = fit.setdefault(
+            "rec", {"kind": fit["kind"], "line": fit["line"], "unconnected": "none"}
+        )
         if not again:
             calls.append(rec)
         depth[0] += 1

@@ -330,7 +330,11 @@ class ExpressionMixin:
         if isinstance(op, (ast.Is, ast.IsNot)):
             same = left is right or (left is None and right is None)
             return same if isinstance(op, ast.Is) else not same
-        keys = list(right) if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, dict) else right
+        keys = (
+            list(right)
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, dict)
+            else right
+        )
         opaque = first_opaque([left, keys])  # `in` a dict reads only its keys
         if opaque is not None:
             return opaque

@@ -13,7 +13,6 @@ from click.testing import CliRunner
 
 from gradcli.cli.main import cli
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode import read_program
 from gradcli.tfcode.keras.callbacks import Reported
 from gradcli.tfcode.values import Opaque, Tensor
 
@@ -24,7 +23,7 @@ from tensorflow import keras
 x = np.array([[0.0, 0.1, 0.2], [0.3, 0.4, 0.5], [0.6, 0.7, 0.8], [0.9, 1.0, 1.1],
               [1.2, 1.3, 1.4], [1.5, 1.6, 1.7], [1.8, 1.9, 2.0], [2.1, 2.2, 2.3]])
 y = np.ones((8, 2))
-model = keras.Sequential([keras.Input(shape=(3,)), keras.layers.Dense(2, kernel_initializer="ones")])
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, kernel_initializer="ones")])
 """
 
 
@@ -74,7 +73,9 @@ HISTORIES = [
 
 @pytest.mark.parametrize(("compile_args", "fit_args", "keys", "epoch", "params"), HISTORIES)
 def test_fit_returns_kerass_history(compile_args, fit_args, keys, epoch, params):
-    env, _ = run(f"model.compile(optimizer='sgd', {compile_args})\nh = model.fit(x, y, {fit_args})\n")
+    env, _ = run(
+        f"model.compile(optimizer='sgd', {compile_args})\nh = model.fit(x, y, {fit_args})\n"
+    )
     h = env["h"]
     assert list(h.attrs["history"]) == keys
     assert h.attrs["epoch"] == epoch and h.attrs["params"] == params
@@ -165,8 +166,16 @@ def test_predict_is_numpy_and_leaves_the_tape_at_its_line():
     )
     p = env["p"]
     assert isinstance(p, Tensor) and p.kind == "np"
-    want = [0.30000001192092896, 1.2000000476837158, 2.0999999046325684, 3.0,
-            3.9000000953674316, 4.800000190734863, 5.699999809265137, 6.600000381469727]
+    want = [
+        0.30000001192092896,
+        1.2000000476837158,
+        2.0999999046325684,
+        3.0,
+        3.9000000953674316,
+        4.800000190734863,
+        5.699999809265137,
+        6.600000381469727,
+    ]
     assert it.value(p.id)[:, 0].tolist() == want and it.value(p.id).dtype == np.float32
     assert env["g"] == [None, None]
     from gradcli.explain.analysis import explain_sum

@@ -136,7 +136,7 @@ def validation_split(it: Interpreter, data, fraction, node):
     if not isinstance(fraction, (int, float)) or isinstance(fraction, bool):
         it.refuse(node, f"validation_split={_describe(fraction)}", "give a number")
     n = count(it, data[0], node)
-    split_at = int(math.floor(n * (1.0 - fraction)))
+    split_at = math.floor(n * (1.0 - fraction))
     if split_at in (0, n):
         _value_error(
             it,
@@ -160,7 +160,7 @@ def batch_size(it: Interpreter, given, steps, n: int, node) -> int:
     if steps:
         if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
             it.refuse(node, f"steps={_describe(steps)}", "give a positive integer")
-        return int(math.ceil(n / steps))
+        return math.ceil(n / steps)
     return 32
 
 
@@ -180,6 +180,6 @@ def first_batch(it: Interpreter, bound: dict, node) -> Batch:
     n = count(it, x, node)
     steps_per_epoch = bound.get("steps_per_epoch")
     size = batch_size(it, bound.get("batch_size"), steps_per_epoch, n, node)
-    steps = steps_per_epoch or int(math.ceil(n / size))
+    steps = steps_per_epoch or math.ceil(n / size)
     first = (rows(it, v, 0, size, node) for v in (x, y, sw))
     return Batch(*first, samples=n, size=size, steps=steps, notes=notes)

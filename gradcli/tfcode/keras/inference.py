@@ -127,7 +127,7 @@ def evaluate(it: Interpreter, obj: Instance, args, kwargs, node):
     n = batches.count(it, x, node)
     steps = bound.get("steps")
     size = batches.batch_size(it, bound.get("batch_size"), steps, n, node)
-    count = int(math.ceil(n / size))
+    count = math.ceil(n / size)
     if steps:
         count = min(count, steps)
     if _loaded(obj) is not None:

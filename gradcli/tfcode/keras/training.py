@@ -27,15 +27,13 @@ import ast
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, _to_dtype
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute, instantiate
 from gradcli.tfcode.support import Raises, Stop, _describe
-from gradcli.tfcode.values import Module, PyFunction, Tape, Tensor, Variable
+from gradcli.tfcode.values import Module, PyFunction, Tape, Tensor
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
