@@ -180,27 +180,45 @@ def run_one(path: Path, values: str) -> dict:
             rec["result"] = [None if t is None else encode(t) for t in flat]
         live = [k for k, t in enumerate(flat) if t is not None]
         if live and any(not hasattr(flat[k], "numpy") for k in live):
+            model = fit["model"]
+            traced[id(model)] = {"structure": rec["structure"], "result": list(rec["result"])}
 
             def capture(*values):
-                if not fit["captured"]:  # the first executed step only
-                    fit["captured"] = True
+                current = running[0]  # the fit call running this traced step now
+                if current is not None and not current["captured"]:  # its first step only
+                    current["captured"] = True
+                    target = current["rec"]["result"]
                     for k, v in zip(live, values):
-                        rec["result"][k] = encode_array(np.asarray(v), flat[k].dtype.name)
+                        target[k] = encode_array(np.asarray(v), flat[k].dtype.name)
                 return np.int32(0)
 
             tf.numpy_function(capture, [flat[k] for k in live], tf.int32, stateful=True)
         return result
 
     fits: list[dict] = []  # model.fit/train_on_batch calls under way
+    # a model's traced train step (Keras reuses it in later fit/train_on_batch calls, which
+    # then make no tape.gradient call): its structure, for the later calls' records
+    traced: dict[int, dict] = {}
+    running: list = [None]
 
     def wrap_fit(orig, kind="fit"):
         def fit(self, *args, **kwargs):
             line = snippet_line(sys._getframe(1))
             if line is None or fits:
                 return orig(self, *args, **kwargs)
-            fits.append({"kind": kind, "line": line, "done": False, "captured": False})
+            fits.append({"kind": kind, "line": line, "done": False, "captured": False,
+                         "model": self})  # fmt: skip
+            template = traced.get(id(self))
+            if template is not None:  # the traced step may be reused: record it again
+                fits[-1]["rec"] = {"kind": kind, "line": line, "unconnected": "none",
+                                   "structure": template["structure"],
+                                   "result": list(template["result"])}  # fmt: skip
+            running[0] = fits[-1]
             try:
-                return orig(self, *args, **kwargs)
+                out = orig(self, *args, **kwargs)
+                if not fits[-1]["done"] and fits[-1]["captured"]:  # the reused traced step
+                    calls.append(fits[-1]["rec"])
+                return out
             except Exception as e:  # raised before the step's gradient (tracing the loss)
                 if not fits[-1]["done"] and kind == "fit":
                     count = len(self.trainable_variables)
@@ -210,6 +228,7 @@ def run_one(path: Path, values: str) -> dict:
                 raise
             finally:
                 fits.pop()
+                running[0] = None
 
         fit.__wrapped__ = orig
         return fit

@@ -168,6 +168,8 @@ def first_batch(it: Interpreter, bound: dict, node) -> Batch:
     """fit's first training batch: after validation_split, class_weight, batch_size and
     steps_per_epoch, the first `size` samples (shuffle is noted by the caller)."""
     x, y = bound.get("x"), bound.get("y")
+    if y is None:  # a tf.data dataset or generator would give (x, y, sample_weight) itself
+        it.refuse(node, "model.fit without y (a dataset or generator)", "pass x and y arrays")
     sw = sample_weights(it, y, bound.get("sample_weight"), bound.get("class_weight"), node)
     notes: list[str] = []
     fraction = bound.get("validation_split") or 0.0

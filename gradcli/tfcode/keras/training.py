@@ -174,8 +174,6 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
 
     bound = _bind(it, FIT_PARAMS, args, kwargs, node, "model.fit")
     _compiled(it, obj, node)
-    if bound.get("y") is None:
-        it.refuse(node, "model.fit without y (a dataset or generator)", "pass x and y arrays")
     cbs = callbacks.callback_list(it, bound.get("callbacks"), node)
     validation = bound.get("validation_data")
     if validation is not None and not (
@@ -204,6 +202,7 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
             f"samples, gradcli's the first {size}; the gradients' values differ, their "
             "None-ness and causes do not"
         )
+    notes += trained_note(obj)
     train_step(it, obj, batch.x, batch.y, node, notes, batch.sample_weight)
     obj.data.setdefault("trained", node.lineno)
     info["names"] = logged_names(it, obj, node)
@@ -225,12 +224,24 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     )
     x, y, sw = (batches.rows(it, v, 0, None, node) for v in (bound.get("x"), bound["y"], sw))
     trained = obj.data.get("trained")
-    loss = train_step(it, obj, x, y, node, [], sw)
+    loss = train_step(it, obj, x, y, node, trained_note(obj), sw)
     obj.data.setdefault("trained", node.lineno)
     if trained is not None:
         return trained_result(obj, node)
     n = batches.count(it, x, node)
     return logs(it, obj, [(loss, n)], bound.get("return_dict", False), node)
+
+
+def trained_note(obj: Instance) -> list[str]:
+    """The note of a train step after an earlier one updated the weights."""
+    line = obj.data.get("trained")
+    if line is None:
+        return []
+    return [
+        f"Keras trained the weights at line {line}: its gradient here is at the trained "
+        "weights, gradcli's at the initial ones (gradcli does not train): the values differ, "
+        "their None-ness and causes do not"
+    ]
 
 
 def _compiled(it: Interpreter, obj: Instance, node) -> dict:
