@@ -135,6 +135,10 @@ def test_history_values_in_a_gradient_are_unknown_beyond_the_fit_line():
 ERRORS = [
     ("model.compile(loss='mse')\nmodel.fit(x, y, sample_weight=np.ones(8), class_weight={0: 1.0})",
      "ValueError", "You cannot `class_weight` and `sample_weight` at the same time."),
+    ("model.compile(loss='mse')\n"
+     "model.train_on_batch(x, y, sample_weight=np.ones(8), class_weight={0: 1.0})", "ValueError",
+     "Arguments `sample_weight` and `class_weight` cannot be specified at the same time. "
+     "Received: sample_weight=[1. 1. 1. 1. 1. 1. 1. 1.], class_weight={0: 1.0}"),
     ("model.compile(loss='mse')\nmodel.fit(x, y, validation_split=0.99)", "ValueError",
      "Training data contains 8 samples, which is not sufficient to split it into a validation "
      "and training set as specified by `validation_split=0.99`. Either provide more data, or a "

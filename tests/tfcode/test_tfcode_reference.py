@@ -74,6 +74,7 @@ READ = [
     "keras_fit_regularizers", "keras_fit_history", "keras_fit_predict_tape",
     "keras_fit_sample_weight", "keras_fit_class_weight", "keras_fit_validation_split",
     "keras_fit_multi_output", "keras_fit_callbacks", "keras_fit_twice",
+    "keras_fit_multi_input",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

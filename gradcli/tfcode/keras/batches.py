@@ -120,10 +120,19 @@ def _value_error(it: Interpreter, node, message: str):
     raise Raises("ValueError", message, it.pos(node))
 
 
-def sample_weights(it: Interpreter, y, sample_weight, class_weight, node):
-    """fit's sample_weight (or class_weight turned into one), for the whole data."""
+def sample_weights(it: Interpreter, y, sample_weight, class_weight, node, on_batch=False):
+    """fit's sample_weight (or class_weight turned into one), for the whole data
+    (on_batch: train_on_batch's, whose error message differs)."""
     if class_weight is None:
         return sample_weight
+    if sample_weight is not None and on_batch:
+        _value_error(
+            it,
+            node,
+            "Arguments `sample_weight` and `class_weight` cannot be specified at the same "
+            f"time. Received: sample_weight={array(it, sample_weight, node)}, "
+            f"class_weight={class_weight!r}",
+        )
     if sample_weight is not None:
         _value_error(it, node, "You cannot `class_weight` and `sample_weight` at the same time.")
     if isinstance(y, dict) or (isinstance(y, (list, tuple)) and y and not _is_plain_array(y)):

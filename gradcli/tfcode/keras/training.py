@@ -220,7 +220,7 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     if bound.get("y") is None:
         it.refuse(node, "model.train_on_batch without y", "pass x and y arrays")
     sw = batches.sample_weights(
-        it, bound["y"], bound.get("sample_weight"), bound.get("class_weight"), node
+        it, bound["y"], bound.get("sample_weight"), bound.get("class_weight"), node, True
     )
     x, y, sw = (batches.rows(it, v, 0, None, node) for v in (bound.get("x"), bound["y"], sw))
     trained = obj.data.get("trained")
