@@ -267,3 +267,27 @@ def test_the_cli_json_shows_the_fit_call_and_the_history_values_unknown(tmp_path
     assert "history.history['loss']" in unknown["unknown"]["what"]
     assert "does not train" in unknown["gradients"][0]["reason"]
     assert res.exit_code == 1
+
+
+def test_a_multi_output_models_history_and_evaluate_follow_keras():
+    env, it = run(
+        "inp = keras.Input(shape=(3,))\n"
+        "a = keras.layers.Dense(2, kernel_initializer='ones', name='out_a')(inp)\n"
+        "b = keras.layers.Dense(1, kernel_initializer='ones', name='out_b')(inp)\n"
+        "mm = keras.Model(inp, [a, b])\n"
+        "mm.compile(optimizer='sgd', loss={'out_a': 'mse', 'out_b': 'mae'},\n"
+        "           loss_weights={'out_a': 1.0, 'out_b': 0.5}, metrics={'out_a': 'mae'})\n"
+        "ev = mm.evaluate(x, [y, y[:, :1]], verbose=0)\n"
+        "h = mm.fit(x, {'out_a': y, 'out_b': y[:, :1]}, verbose=0)\n"
+        "names = mm.metrics_names\n"
+    )
+    # Keras 3: History keys sorted; metrics_names gains each output's loss once built
+    assert list(env["h"].attrs["history"]) == ["loss", "out_a_loss", "out_a_mae", "out_b_loss"]
+    assert env["names"] == ["loss", "compile_metrics", "out_a_loss", "out_b_loss"]
+    loss, out_a, out_b, mae = env["ev"]  # Keras's order: loss, output losses, the rest
+    assert isinstance(loss, Tensor) and all(isinstance(v, Reported) for v in (out_a, out_b, mae))
+    assert "out_b_loss" in out_b.what and "out_a_mae" in mae.what
+    # mse of (row sum - 1) + 0.5 * mae of it: both outputs compute the row sums
+    rows = np.float32([0.3, 1.2, 2.1, 3.0, 3.9, 4.8, 5.7, 6.6]) - np.float32(1)
+    want = np.mean(rows.astype(np.float64) ** 2) + 0.5 * np.mean(np.abs(rows))
+    assert abs(float(it.value(loss.id)) - want) < 1e-5

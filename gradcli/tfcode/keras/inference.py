@@ -214,7 +214,7 @@ def _metrics_names(it: Interpreter, obj: Instance, args, kwargs, node):
     if compiled["metrics"] or compiled["weighted"]:
         names.append("compile_metrics")
     if compiled["built"]:
-        names += compiled.get("output_losses", [])
+        names += compiled.get("output_losses") or []
     return names
 
 

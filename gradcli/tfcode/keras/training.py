@@ -274,9 +274,10 @@ def logged_names(it: Interpreter, obj: Instance, node) -> list | None:
     compiled = obj.data["compiled"]
     names = output_names(obj)
     metrics = metric_names(it, compiled["metrics"], compiled["weighted"], names, node)
-    if metrics is None:
+    losses = compiled.get("output_losses", [])
+    if metrics is None or losses is None:
         return None
-    return ["loss", *compiled.get("output_losses", []), *metrics]
+    return ["loss", *losses, *metrics]
 
 
 def _per_output(it: Interpreter, spec, names: list | None, n: int, what: str, node) -> list:
@@ -329,12 +330,12 @@ def compiled_loss(it: Interpreter, obj: Instance, compiled: dict, y, y_pred, sw,
         kwargs = {} if s is None else {"sample_weight": s}
         value = call_object(it, loss_fn, [y_t, y_p], kwargs, node)
         value = _to_dtype(it, value, "float32", node)
-        parts.append(((names[k] if names else f"output_{k}"), value))
+        parts.append((names[k] if names else None, value))
         if w is not None:
             value = it.op_call("mul", [value, float(w)], {}, node)
         total = value if total is None else it.op_call("add", [total, value], {}, node)
-    if not single and len(parts) > 1:
-        compiled["output_losses"] = [f"{name}_loss" for name, _ in parts]
+    if not single and len(parts) > 1:  # unnamed outputs: Keras's names not read (None)
+        compiled["output_losses"] = [f"{k}_loss" for k, _ in parts] if names else None
     return total
 
 
