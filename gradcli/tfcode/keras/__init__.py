@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras import regularizers as _regularizers
+from gradcli.tfcode.keras.callbacks import CALLBACKS, METRICS
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
 from gradcli.tfcode.keras.functional import keras_input
@@ -44,7 +45,7 @@ from gradcli.tfcode.keras.protocol import (
 )
 from gradcli.tfcode.keras.recurrent import CLASSES as RECURRENT_CLASSES
 from gradcli.tfcode.keras.train_steps import FUNCTIONS as STEP_FUNCTIONS
-from gradcli.tfcode.keras.train_steps import METRIC_CLASSES, MODEL_METHODS, OPTIMIZER_METHODS
+from gradcli.tfcode.keras.train_steps import METRIC_METHODS, MODEL_METHODS, OPTIMIZER_METHODS
 from gradcli.tfcode.values import Module, Opaque, PyFunction
 
 if TYPE_CHECKING:  # annotations only
@@ -65,9 +66,11 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
-    **{f"metrics.{n}": c for n, c in METRIC_CLASSES.items()},
+    **{f"callbacks.{n}": c for n, c in CALLBACKS.items()},
+    **{f"metrics.{n}": c for n, c in METRICS.items()},
 }  # fmt: skip
 MODEL.methods.update(MODEL_METHODS)  # what a custom train_step uses (train_steps.py)
+METRICS["Metric"].methods.update(METRIC_METHODS)
 OPTIMIZER.methods.update(OPTIMIZER_METHODS)
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 

@@ -24,7 +24,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance, Property
-from gradcli.tfcode.keras.protocol import call_member, call_object, get_attribute, instantiate
+from gradcli.tfcode.keras.protocol import call_member, get_attribute, instantiate
 from gradcli.tfcode.support import Raises, _describe, _flatten
 from gradcli.tfcode.values import Opaque, PyFunction, Tensor
 
@@ -45,22 +45,17 @@ class MetricValue(Opaque):
         )
 
 
-# --- metric objects ----------------------------------------------------------------------------
-def _metric_init(it: Interpreter, obj: Instance, args, kwargs, node):
-    from gradcli.tfcode.keras.objects import snake_case
+class History(MetricValue):
+    """fit's History when the class's own train_step makes the logs (not computed)."""
 
-    name = kwargs.get("name")
-    special = {"LogCoshError": "logcosh", "FBetaScore": "fbeta_score"}
-    obj.data["name"] = name if isinstance(name, str) else special.get(
-        obj.cls.name, snake_case(obj.cls.name)
-    )  # fmt: skip
-    return None
+    def reason(self) -> str:
+        return (
+            f"unknown beyond line {self.line}: {self.what} holds the logs train_step returns, "
+            "which gradcli does not compute"
+        )
 
 
-def _metric_name(it, obj, args, kwargs, node):
-    return obj.data["name"]
-
-
+# --- metric objects (callbacks.py's METRIC, with the methods a train_step calls) -------------
 def _metric_none(it, obj, args, kwargs, node):
     return None  # update_state / reset_state: Keras's metric variables, not read
 
@@ -77,33 +72,14 @@ def _metric_variables(it, obj, args, kwargs, node):
     return []  # a metric's state variables: never trainable, never in a gradient call
 
 
-METRIC = Class(
-    "Metric",
-    kind="metric",
-    methods={
-        "__init__": Builtin(_metric_init),
-        "name": Property(Builtin(_metric_name)),
-        "update_state": Builtin(_metric_none),
-        "reset_state": Builtin(_metric_none),
-        "reset_states": Builtin(_metric_none),
-        "result": Builtin(_metric_result),
-        "__call__": Builtin(_metric_call),
-        "variables": Property(Builtin(_metric_variables)),
-    },
-)
-METRIC_NAMES = ("AUC", "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "BinaryIoU",
-                "CategoricalAccuracy", "CategoricalCrossentropy", "CategoricalHinge",
-                "ConcordanceCorrelation", "CosineSimilarity", "F1Score", "FBetaScore",
-                "FalseNegatives", "FalsePositives", "Hinge", "IoU", "KLDivergence",
-                "LogCoshError", "Mean", "MeanAbsoluteError", "MeanAbsolutePercentageError",
-                "MeanIoU", "MeanMetricWrapper", "MeanSquaredError", "MeanSquaredLogarithmicError",
-                "OneHotIoU", "OneHotMeanIoU", "PearsonCorrelation", "Poisson", "Precision",
-                "PrecisionAtRecall", "R2Score", "Recall", "RecallAtPrecision",
-                "RootMeanSquaredError", "SensitivityAtSpecificity", "SparseCategoricalAccuracy",
-                "SparseCategoricalCrossentropy", "SparseTopKCategoricalAccuracy",
-                "SpecificityAtSensitivity", "SquaredHinge", "Sum", "TopKCategoricalAccuracy",
-                "TrueNegatives", "TruePositives")  # fmt: skip
-METRIC_CLASSES = {"Metric": METRIC, **{n: Class(n, (METRIC,)) for n in METRIC_NAMES}}
+METRIC_METHODS = {
+    "update_state": Builtin(_metric_none),
+    "reset_state": Builtin(_metric_none),
+    "reset_states": Builtin(_metric_none),
+    "result": Builtin(_metric_result),
+    "__call__": Builtin(_metric_call),
+    "variables": Property(Builtin(_metric_variables)),
+}
 
 
 # --- the user's train_step ---------------------------------------------------------------------
@@ -124,24 +100,12 @@ def _compiled(it: Interpreter, obj: Instance, node) -> dict:
 
 
 def _rows(it: Interpreter, value, count, node):
-    """The first `count` samples of an array (or of each array of a list/tuple/dict)."""
-    from gradcli.tfcode.keras.training import _rows as rows
+    """The first `count` samples of every array of a structure, and the number of samples."""
+    from gradcli.tfcode.keras import batches
 
     if value is None:
         return None, None
-    if isinstance(value, dict):
-        out = {k: _rows(it, v, count, node) for k, v in value.items()}
-        n = next((m for _, m in out.values()), None)
-        return {k: v for k, (v, _) in out.items()}, n
-    if isinstance(value, (list, tuple)) and value and not _numbers(value):
-        out = [_rows(it, v, count, node) for v in value]
-        return type(value)(v for v, _ in out), out[0][1]
-    return rows(it, value, count, node)
-
-
-def _numbers(value) -> bool:
-    """A nested list of Python numbers (one array), not a list of arrays."""
-    return all(isinstance(v, (int, float)) for v in _flatten([value]))
+    return batches.rows(it, value, 0, count, node), batches.count(it, value, node)
 
 
 def fit(it: Interpreter, obj: Instance, bound: dict, node):
@@ -151,7 +115,7 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
     _compiled(it, obj, node)
     epochs, first = bound.get("epochs", 1), bound.get("initial_epoch", 0)
     if isinstance(epochs, int) and isinstance(first, int) and epochs <= first:
-        return None  # Keras runs no step
+        return History(node.lineno, "the History of a fit")  # Keras runs no step
     if bound.get("class_weight") is not None:
         it.refuse(node, "model.fit(..., class_weight=...) with a custom train_step")
     notes: list[str] = []
@@ -161,7 +125,7 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
                 it.refuse(node, f"model.fit(dataset, {k}=...)", "TensorFlow raises ValueError")
         data = first_element(it, bound["x"], node)
         if data is None:  # the dataset is empty: no step
-            return None
+            return History(node.lineno, "the History of a fit")
     else:
         size = bound.get("batch_size") or 32
         x, n = _rows(it, bound.get("x"), size, node)
@@ -175,7 +139,8 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
                 "their None-ness and causes do not"
             )
     run_step(it, obj, "train_step", data, node, notes)
-    return None
+    obj.data.setdefault("trained", node.lineno)
+    return History(node.lineno, "the History of a fit with the class's own train_step")
 
 
 def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
@@ -216,54 +181,25 @@ def run_step(it: Interpreter, obj: Instance, name: str, data, node, notes: list)
 
 
 # --- Model members a custom step uses ----------------------------------------------------------
-def _compile(it: Interpreter, obj: Instance, args, kwargs, node):
-    """Model.compile: Keras's (training.py), and the optimizer kept for self.optimizer."""
-    from gradcli.tfcode.keras import training
-    from gradcli.tfcode.keras.library import OPTIMIZERS
-
-    result = training.compile_(it, obj, args, kwargs, node)
-    value = args[0] if args else kwargs.get("optimizer", "rmsprop")
-    if isinstance(value, str):
-        names = {n.lower(): n for n in OPTIMIZERS}
-        if value.lower() not in names:
-            it.refuse(node, f"compile(optimizer={value!r})")
-        value = instantiate(it, OPTIMIZERS[names[value.lower()]], [], {}, node)
-    obj.data["optimizer"] = value
-    return result
-
-
-def _optimizer_get(it, obj, args, kwargs, node):
-    return obj.data.get("optimizer")
-
-
-def _optimizer_set(it, obj, args, kwargs, node):
-    obj.data["optimizer"] = args[0]
-    return None
-
-
 def compute_loss(it: Interpreter, obj: Instance, args, kwargs, node):
     """Model.compute_loss(x=None, y=None, y_pred=None, sample_weight=None, training=True): the
-    compiled loss (cast to float32, times loss_weights) plus `self.losses`, summed."""
+    compiled loss (training.compiled_loss: per output, cast to float32, times loss_weights)
+    plus `self.losses`, as ops.sum([compiled, *losses])."""
     from gradcli.tfcode.keras.library import _to_dtype
+    from gradcli.tfcode.keras.training import compiled_loss
 
     names = ("x", "y", "y_pred", "sample_weight", "training")
     bound = dict(zip(names, args))
     for k, v in kwargs.items():
         if k not in names:
-            raise Raises("TypeError", f"Trainer.compute_loss() got an unexpected keyword "
-                         f"argument '{k}'", it.pos(node))  # fmt: skip
+            message = f"Trainer.compute_loss() got an unexpected keyword argument '{k}'"
+            raise Raises("TypeError", message, it.pos(node))
         bound[k] = v
     compiled = _compiled(it, obj, node)
     parts = []
     if compiled.get("loss") is not None:
-        sw = bound.get("sample_weight")
-        extra = {} if sw is None else {"sample_weight": sw}
-        loss = call_object(it, compiled["loss"], [bound.get("y"), bound.get("y_pred")], extra,
-                           node)  # fmt: skip
-        loss = _to_dtype(it, loss, "float32", node)
-        if isinstance(compiled.get("weight"), (int, float)):
-            loss = it.op_call("mul", [loss, float(compiled["weight"])], {}, node)
-        parts.append(loss)
+        y, y_pred, sw = (bound.get(k) for k in ("y", "y_pred", "sample_weight"))
+        parts.append(compiled_loss(it, obj, compiled, y, y_pred, sw, node))
     extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
     parts += [_to_dtype(it, v, "float32", node) for v in (extra or [])]
     if not parts:
@@ -298,13 +234,16 @@ def _compiled_metrics(it, obj, args, kwargs, node):
 def _metrics(it: Interpreter, obj: Instance, args, kwargs, node):
     """Model.metrics: the loss tracker ('loss'), then 'compile_metrics' when compile had
     metrics (their values are opaque)."""
+    from gradcli.tfcode.keras.callbacks import METRICS
+
     cache = obj.data.setdefault("metric_objects", {})
     compiled = obj.data.get("compiled") or {}
     wanted = ["loss"] + (["compile_metrics"] if compiled.get("metrics") else [])
     out = []
     for name in wanted:
         if name not in cache:
-            cache[name] = instantiate(it, METRIC_CLASSES["Mean"], [], {"name": name}, node)
+            mean = METRICS["Mean"]
+            cache[name] = instantiate(it, mean, [], {"name": name}, node)
         out.append(cache[name])
     return out
 
@@ -322,8 +261,6 @@ def _default_step(name: str):
 
 
 MODEL_METHODS = {
-    "compile": Builtin(_compile),
-    "optimizer": Property(Builtin(_optimizer_get), Builtin(_optimizer_set)),
     "compute_loss": Builtin(compute_loss),
     "compiled_loss": Builtin(_compiled_loss),
     "compiled_metrics": Property(Builtin(_compiled_metrics)),
