@@ -90,7 +90,37 @@ def _lazy(name: str):
     return make
 
 
+def _isinstance(it, args, kwargs, node):
+    """isinstance(value, T): T a Python type (tuple, list, dict, int, float, str, bool),
+    tf.Tensor / tf.Variable, a class of the file or of Keras, or a tuple of them."""
+    from gradcli.tfcode.keras.objects import Class, Instance
+    from gradcli.tfcode.support import _describe
+    from gradcli.tfcode.values import Module
+
+    if len(args) != 2 or kwargs:
+        it.refuse(node, "isinstance with other than two arguments")
+    value, kinds = args
+    python = {"tuple": tuple, "list": list, "dict": dict, "int": int, "float": float,
+              "str": str, "bool": bool}  # fmt: skip
+    for kind in kinds if isinstance(kinds, tuple) else (kinds,):
+        path = kind.path if isinstance(kind, Module) else None
+        if path is not None and path.startswith("builtins.") and path[9:] in python:
+            if isinstance(value, python[path[9:]]):
+                return True
+        elif path in ("tf.Tensor", "tf.Variable"):
+            if isinstance(value, Variable if path == "tf.Variable" else (Tensor, Variable)):
+                return True
+        elif isinstance(kind, Class):
+            if isinstance(value, Instance) and kind in value.cls.mro():
+                return True
+        else:
+            it.refuse(node, f"isinstance(..., {_describe(kind)})")
+    return False
+
+
 PYTHON_BUILTINS = {
+    "builtins.isinstance": _isinstance,
+    "builtins.dict": _builtin(dict),
     "builtins.float": _python_number("float"),
     "builtins.int": _python_number("int"),
     "builtins.range": _range_builtin,

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from gradcli.tfcode.keras import batches
+from gradcli.tfcode.keras import batches, train_steps
 from gradcli.tfcode.keras.callbacks import NOT_COMPUTED, Reported
 from gradcli.tfcode.keras.objects import Builtin, Instance, Property
 from gradcli.tfcode.keras.protocol import call_object
@@ -120,6 +120,8 @@ def evaluate(it: Interpreter, obj: Instance, args, kwargs, node):
     """model.evaluate(x, y, batch_size=None, verbose='auto', sample_weight=None, steps=None,
     callbacks=None, return_dict=False): the compiled loss over every batch."""
     bound = _bind(it, EVALUATE_PARAMS, args, kwargs, node, "model.evaluate")
+    if train_steps.defines(obj, "test_step"):  # the class's own step (train_steps.py)
+        return train_steps.evaluate(it, obj, bound, node)
     _compiled(it, obj, node)
     x, y, sw = bound.get("x"), bound.get("y"), bound.get("sample_weight")
     if x is None or y is None:
@@ -145,6 +147,8 @@ def evaluate(it: Interpreter, obj: Instance, args, kwargs, node):
 def test_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     """model.test_on_batch(x, y, sample_weight=None, return_dict=False)."""
     bound = _bind(it, TEST_PARAMS, args, kwargs, node, "model.test_on_batch")
+    if train_steps.defines(obj, "test_step"):  # the class's own step (train_steps.py)
+        return train_steps.test_on_batch(it, obj, bound, node)
     _compiled(it, obj, node)
     data = [batches.rows(it, bound.get(k), 0, None, node) for k in ("x", "y", "sample_weight")]
     if _loaded(obj) is not None:

@@ -131,7 +131,8 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
         x, n = _rows(it, bound.get("x"), size, node)
         y, _ = _rows(it, bound.get("y"), size, node)
         sw, _ = _rows(it, bound.get("sample_weight"), size, node)
-        data = x if y is None and sw is None else (x, y) if sw is None else (x, y, sw)
+        # Keras drops sample_weight when there is no y (verified): x alone
+        data = x if y is None else (x, y) if sw is None else (x, y, sw)
         if bound.get("shuffle", True) is not False and n is not None and n > size:
             notes.append(
                 f"fit shuffles the {n} samples (shuffle=True): Keras's first batch is {size} "
@@ -151,6 +152,33 @@ def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
         it.refuse(node, "model.train_on_batch(..., class_weight=...) with a custom train_step")
     data = tuple(_rows(it, bound.get(k), None, node)[0] for k in ("x", "y", "sample_weight"))
     return run_step(it, obj, "train_step", data, node, [])
+
+
+def evaluate(it: Interpreter, obj: Instance, bound: dict, node):
+    """model.evaluate(...) of a model whose class defines test_step: the step on the first
+    batch (a later batch's gradient calls would repeat it); the result is opaque."""
+    from gradcli.tfcode.dataset_iteration import first_element, is_dataset
+    from gradcli.tfcode.keras import batches
+
+    _compiled(it, obj, node)
+    if is_dataset(bound.get("x")):
+        data = first_element(it, bound["x"], node)
+    else:
+        size = batches.batch_size(it, bound.get("batch_size"), bound.get("steps"),
+                                  _rows(it, bound.get("x"), None, node)[1], node)  # fmt: skip
+        x, y, sw = (_rows(it, bound.get(k), size, node)[0] for k in ("x", "y", "sample_weight"))
+        data = x if y is None else (x, y) if sw is None else (x, y, sw)
+    if data is not None:
+        run_step(it, obj, "test_step", data, node, [])
+    return MetricValue(node.lineno, "the logs of evaluate with the class's own test_step")
+
+
+def test_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
+    """model.test_on_batch(x, y=None, sample_weight=None) with the class's test_step."""
+    _compiled(it, obj, node)
+    data = tuple(_rows(it, bound.get(k), None, node)[0] for k in ("x", "y", "sample_weight"))
+    run_step(it, obj, "test_step", data, node, [])
+    return MetricValue(node.lineno, "the logs of test_on_batch with the class's own test_step")
 
 
 def run_step(it: Interpreter, obj: Instance, name: str, data, node, notes: list):
