@@ -11,7 +11,8 @@ Every snippet runs unmodified (its own file compiled under its real filename, so
 are the file's), in a fresh subprocess (TF1 graph mode is process-global), with TensorFlow
 instrumented: tf.GradientTape.gradient / .jacobian / .batch_jacobian record each call (inside
 keras.Model.fit / train_on_batch, the first train step's tape.gradient is one "fit" call at
-the fit line, its values captured from the traced step by a tf.numpy_function, also for a
+the fit line (for a model class with its own train_step, that step's own tape calls at their
+lines), its values captured from the traced step by a tf.numpy_function, also for a
 later fit that reuses the traced step without a tape.gradient call of its own; a TF1
 optimizer's eager minimize / compute_gradients likewise, at their line), and
 tf.gradients / tf.compat.v1.gradients plus tf.compat.v1.Session.run record each session run

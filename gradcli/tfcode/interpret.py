@@ -23,7 +23,7 @@ from gradcli.tfcode.expressions import ExpressionMixin
 from gradcli.tfcode.functions import FunctionMixin
 from gradcli.tfcode.keras import OBJECTS, call_object, define_class, set_attribute
 from gradcli.tfcode.loops import LoopBreak, LoopContinue, LoopMixin
-from gradcli.tfcode.opaque import opaque_use
+from gradcli.tfcode.opaque import opaque_training, opaque_use
 from gradcli.tfcode.refusals import STATEMENTS, SUFFIX, SYSTEM, Refusals, pos_of
 from gradcli.tfcode.support import (
     MAX_STEPS,
@@ -329,6 +329,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             return None
         args, kwargs = self.arguments(node, scope)
         if isinstance(func, Opaque):  # code gradcli does not read: unknown from here on
+            opaque_training(self, node, func)  # model.fit of an unread model: a call
             return func.called(node)
         if isinstance(func, Unknown):
             raise Refused()

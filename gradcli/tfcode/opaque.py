@@ -45,6 +45,21 @@ def opaque_use(it, stmt, scope) -> None:
     )
 
 
+TRAINING = ("fit", "train_on_batch")  # a Keras model's methods that take a gradient
+
+
+def opaque_training(it, node, func: Opaque) -> None:
+    """model.fit(...) / train_on_batch(...) on a model from code gradcli does not read: a
+    gradient call all the same (Keras takes one), unknown beyond the model's line."""
+    from gradcli.core.problem import NONE
+    from gradcli.tfcode.calls import CallKind
+
+    if isinstance(node.func, ast.Attribute) and node.func.attr in TRAINING:
+        model = ast.unparse(node.func.value)
+        named = [(None, f"{model}.trainable_variables")]
+        unknown_call(it, node, CallKind.FIT, "compiled loss", named, NONE, func)
+
+
 def _read_opaque(stmt, scope) -> Opaque | None:
     for node in ast.walk(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):

@@ -220,3 +220,20 @@ def test_explain_and_check_from_the_command_line():
     assert "non_differentiable" in text and "No gradients provided" in text
     out = runner.invoke(cli, ["check", str(DATA / "keras_train_step_basic.py")])
     assert out.exit_code == 0, out.output
+
+
+def test_fit_of_a_model_from_unread_code_is_an_unknown_call_not_silence():
+    code = textwrap.dedent("""\
+        import numpy as np
+        from mymodels import build_model
+
+        model = build_model()
+        model.compile(optimizer="adam", loss="mse")
+        history = model.fit(np.ones((4, 3)), np.zeros((4, 1)))
+        model.train_on_batch(np.ones((4, 3)), np.zeros((4, 1)))
+        """)
+    program = read_program(code.encode(), "t.py")
+    assert [c.line for c in program.calls] == [6, 7]
+    for call in program.calls:
+        assert call.unknown["line"] == 4
+        assert call.sources == ["model.trainable_variables"]
