@@ -238,6 +238,16 @@ def compute_loss(it: Interpreter, obj: Instance, args, kwargs, node):
     return it.op_call("sum", [stacked], {}, node)
 
 
+def user_compute_loss(it: Interpreter, obj: Instance, x, y, y_pred, sw, node, training):
+    """Keras's default train/test step with the class's own compute_loss: called as
+    compute_loss(x, y, y_pred, sample_weight, training=training), without training= when
+    its signature has no such parameter (Keras 3 checks the signature)."""
+    member, owner = obj.cls.lookup("compute_loss")
+    params = [a.arg for a in (*member.args.args, *member.args.kwonlyargs)]
+    kwargs = {"training": training} if "training" in params or member.args.kwarg else {}
+    return call_member(it, obj, member, owner, [x, y, y_pred, sw], kwargs, node)
+
+
 def _compiled_loss(it: Interpreter, obj: Instance, args, kwargs, node):
     """Keras 3's deprecated model.compiled_loss(y, y_pred, sample_weight=None,
     regularization_losses=None): compute_loss(y=, y_pred=, sample_weight=); Keras warns

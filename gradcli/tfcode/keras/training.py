@@ -367,6 +367,8 @@ def step_loss(it: Interpreter, obj: Instance, compiled: dict, x, y, sw, node, tr
     """Keras's compute_loss on one batch: the forward pass, the compiled loss, plus
     `model.losses` (regularizers, add_loss) as ops.sum([compiled, *losses])."""
     y_pred = call_object(it, obj, [x], {"training": training}, node)
+    if train_steps.defines(obj, "compute_loss"):  # the class's own (train_steps.py)
+        return train_steps.user_compute_loss(it, obj, x, y, y_pred, sw, node, training)
     loss = None
     if compiled["loss"] is not None:
         loss = compiled_loss(it, obj, compiled, y, y_pred, sw, node)
