@@ -139,9 +139,16 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
                 f"random samples, gradcli's the first {size}; the gradients' values differ, "
                 "their None-ness and causes do not"
             )
-    run_step(it, obj, "train_step", data, node, notes)
+    run_step(it, obj, "train_step", data, node, notes + trained_note(obj))
     obj.data.setdefault("trained", node.lineno)
     return History(node.lineno, "the History of a fit with the class's own train_step")
+
+
+def trained_note(obj: Instance) -> list[str]:
+    """training.py's note for a step after Keras trained the weights."""
+    from gradcli.tfcode.keras.training import trained_note as note
+
+    return note(obj)
 
 
 def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
@@ -151,7 +158,9 @@ def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
     if bound.get("class_weight") is not None:
         it.refuse(node, "model.train_on_batch(..., class_weight=...) with a custom train_step")
     data = tuple(_rows(it, bound.get(k), None, node)[0] for k in ("x", "y", "sample_weight"))
-    return run_step(it, obj, "train_step", data, node, [])
+    run_step(it, obj, "train_step", data, node, trained_note(obj))
+    obj.data.setdefault("trained", node.lineno)
+    return MetricValue(node.lineno, "the logs of train_on_batch with the class's own train_step")
 
 
 def evaluate(it: Interpreter, obj: Instance, bound: dict, node):
@@ -190,13 +199,20 @@ def run_step(it: Interpreter, obj: Instance, name: str, data, node, notes: list)
     member, owner = obj.cls.lookup(name)
     before = len(it.calls)
     traced = not compiled.get("eager", False)
+    # Keras keeps the traced step: a later call with the same data signature runs the graph,
+    # so no gradient call of the step is made again in Python (none is listed)
+    key = (name, it.signature([data]))
+    again = traced and key in obj.data.setdefault("traced_steps", set())
     if traced:
+        obj.data["traced_steps"].add(key)
         step = SimpleNamespace(name=name, pos=member.pos)
         inputs = {v.id for v in _flatten([data]) if isinstance(v, Tensor)}
         it.tracing.append(Trace(step, len(it.g), inputs))
+    it.silent += again
     try:
         return call_member(it, obj, member, owner, [data], {}, node)
     finally:
+        it.silent -= again
         if traced:
             it.tracing.pop()
         where = f"model.{node.func.attr}" if hasattr(node.func, "attr") else "fit"
