@@ -15,6 +15,9 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras import activation_layers as _activation_layers
+from gradcli.tfcode.keras import merging as _merging
+from gradcli.tfcode.keras import shape_layers as _shape_layers
 from gradcli.tfcode.keras import regularizers as _regularizers
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
@@ -62,7 +65,10 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
+    **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
 }  # fmt: skip
+# keras.<name> -> a function(it, args, kwargs, node) (keras.layers.add, ...)
+FUNCTIONS = {**_merging.FUNCTIONS}
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 
 
@@ -87,12 +93,20 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
     """A tf.keras.* (or tf.Module, super()) call, or NOT_KERAS for any other name."""
     if path == "builtins.super":
         return super_(it, args, kwargs, node)
+    name = keras_name(path)
+    if name in _activation_layers.TF_KERAS_ONLY and path.startswith("keras."):
+        from gradcli.tfcode.support import Raises
+
+        head, _, last = path.rpartition(".")
+        raise Raises("AttributeError", f"module '{head}' has no attribute '{last}'",
+                     it.pos(node), f"only tf.keras (Keras's legacy layers) has {last}")  # fmt: skip
     cls = resolve_class(path)
     if cls is not None:
         return instantiate(it, cls, args, kwargs, node)
-    name = keras_name(path)
     if name is None:
         return NOT_KERAS
+    if name in FUNCTIONS:
+        return FUNCTIONS[name](it, args, kwargs, node)
     if name in ("Input", "layers.Input"):
         return keras_input(it, args, kwargs, node)
     head, _, last = name.rpartition(".")

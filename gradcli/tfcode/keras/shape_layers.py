@@ -1,0 +1,419 @@
+"""Keras's reshaping and rescaling layers for the reader: Permute, RepeatVector,
+UpSampling1D/2D, ZeroPadding1D/2D, Cropping1D/2D, Identity, Rescaling, Normalization.
+
+Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
+- Permute(dims) is transpose(x, (0, *dims)) (dims a permutation of 1..rank-1, else
+  Keras's ValueError); RepeatVector(n) reshapes (batch, d) to (batch, 1, d) and tf.repeat's
+  n along axis 1.
+- UpSampling1D(size=2) repeats along the steps; UpSampling2D(size=(2, 2), data_format,
+  interpolation='nearest') repeats rows then columns (channels_first: transposed to
+  channels_last and back); other interpolations (bilinear ...) are tf.image.resize and
+  are refused.
+- ZeroPadding1D/2D are tf.pad with zeros on the steps (rows, columns) axes; Cropping1D/2D
+  slice them (Keras's ValueError when the cropping is not smaller than the axis).
+- Identity returns its input. Rescaling(scale, offset=0.0) is cast(x, float32) * scale +
+  offset (integer images too). Normalization(axis=-1, mean=, variance=, invert=False) with
+  given statistics is (x - mean) / maximum(sqrt(variance), 1e-7), the statistics as float32
+  constants broadcast over the kept axes (no weights); invert=True gives
+  mean + x * maximum(sqrt(variance), 1e-7). adapt() (statistics computed from data) is not
+  read.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode.keras.conv_layers import bind, shape, tensor_arg
+from gradcli.tfcode.keras.layers import LAYER
+from gradcli.tfcode.keras.objects import Builtin, Class, Instance
+from gradcli.tfcode.support import _describe
+
+if TYPE_CHECKING:  # annotations only
+    from gradcli.tfcode.interpret import Interpreter
+
+EPSILON = 1e-7  # keras.backend.epsilon()
+
+
+def _int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def standard_tuple(it: Interpreter, value, n: int, name: str, node, allow_zero=False) -> tuple:
+    """keras's standardize_tuple: an int or n ints, positive (non-negative with allow_zero)."""
+    if _int(value):
+        out = (value,) * n
+    elif isinstance(value, (list, tuple)) and len(value) == n and all(map(_int, value)):
+        out = tuple(value)
+    else:
+        raise GradcliError(
+            f"ValueError: The `{name}` argument must be a tuple of {n} integers. "
+            f"Received {name}={value!r}",
+            it.pos(node),
+        )
+    bad = [v for v in out if v < 0 or (v == 0 and not allow_zero)]
+    if bad:
+        req = ">= 0" if allow_zero else "> 0"
+        raise GradcliError(
+            f"ValueError: The `{name}` argument must be a tuple of {n} integers. "
+            f"Received {name}={value!r} including values {set(bad)} that do not "
+            f"satisfy `value {req}`",
+            it.pos(node),
+        )
+    return out
+
+
+def data_format(it: Interpreter, value, node) -> str:
+    """keras's standardize_data_format (None is channels_last, Keras's default)."""
+    if value is None:
+        return "channels_last"
+    if value not in ("channels_last", "channels_first"):
+        raise GradcliError(
+            'ValueError: The `data_format` argument must be one of {"channels_first", '
+            f'"channels_last"}}. Received: data_format={value!r}',
+            it.pos(node),
+        )
+    return value
+
+
+def _rank_check(it: Interpreter, obj: Instance, x, rank: int, node) -> tuple:
+    xs = shape(it, x)
+    if len(xs) != rank:
+        raise GradcliError(
+            f"ValueError: Input 0 of layer \"{obj.layer.name}\" is incompatible with the layer: "
+            f"expected ndim={rank}, found ndim={len(xs)}. Full shape received: {xs}",
+            it.pos(node),
+        )
+    return xs
+
+
+# --- Permute, RepeatVector, Identity ------------------------------------------------------------
+def _permute_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Permute(dims)."""
+    b = bind(it, obj, args, kwargs, node, ("dims",), {})
+    dims = b.get("dims")
+    if not isinstance(dims, (list, tuple)) or not all(map(_int, dims)):
+        it.refuse(node, f"Permute(dims={_describe(dims)})", "give a tuple of ints")
+    if sorted(dims) != list(range(1, len(dims) + 1)):
+        raise GradcliError(
+            "ValueError: Invalid permutation argument `dims` for Permute Layer. The set of "
+            "indices in `dims` must be consecutive and start from 1. "
+            f"Received dims={dims!r}",
+            it.pos(node),
+        )
+    obj.data["dims"] = tuple(dims)
+    return None
+
+
+def _permute_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    x = tensor_arg(it, obj, args, kwargs, node)
+    _rank_check(it, obj, x, len(obj.data["dims"]) + 1, node)
+    return it.op_call("transpose", [x], {"axes": [0, *obj.data["dims"]]}, node)
+
+
+def _repeat_vector_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """RepeatVector(n)."""
+    b = bind(it, obj, args, kwargs, node, ("n",), {})
+    n = b.get("n")
+    if not _int(n):
+        raise GradcliError(
+            f"TypeError: Expected an integer value for `n`, got {type(n)}.", it.pos(node)
+        )
+    if n <= 0:
+        raise GradcliError(
+            f"ValueError: Argument `n` should be a positive integer. Received: n={n}",
+            it.pos(node),
+        )
+    obj.data["n"] = n
+    return None
+
+
+def _repeat_vector_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    x = tensor_arg(it, obj, args, kwargs, node)
+    xs = _rank_check(it, obj, x, 2, node)
+    x = it.op_call("reshape", [x], {"shape": [xs[0], 1, xs[1]]}, node)
+    return it.op_call("repeat", [x], {"repeats": obj.data["n"], "axis": 1}, node)
+
+
+def _identity_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    bind(it, obj, args, kwargs, node, (), {})
+    return None
+
+
+def _identity_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    return args[0] if args else kwargs.get("inputs")
+
+
+# --- UpSampling --------------------------------------------------------------------------------
+def _upsampling1d_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """UpSampling1D(size=2)."""
+    b = bind(it, obj, args, kwargs, node, ("size",), {"size": 2})
+    size = b["size"]
+    if not _int(size):
+        raise GradcliError(
+            f"TypeError: Expected an integer value for `size`, got {type(size)}.", it.pos(node)
+        )
+    if size <= 0:
+        raise GradcliError(
+            f"ValueError: Argument `size` should be a positive integer. Received: size={size}",
+            it.pos(node),
+        )
+    obj.data.update(size=(size,), rank=1, data_format="channels_last")
+    return None
+
+
+def _upsampling2d_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """UpSampling2D(size=(2, 2), data_format=None, interpolation='nearest')."""
+    names = ("size", "data_format", "interpolation")
+    b = bind(it, obj, args, kwargs, node, names, {"size": (2, 2), "interpolation": "nearest"})
+    interpolation = b["interpolation"]
+    if not isinstance(interpolation, str) or interpolation.lower() != "nearest":
+        it.refuse(node, f"UpSampling2D(interpolation={interpolation!r})",
+                  "gradcli reads 'nearest' (the others are tf.image.resize)")  # fmt: skip
+    obj.data.update(
+        size=standard_tuple(it, b["size"], 2, "size", node),
+        rank=2,
+        data_format=data_format(it, b.get("data_format"), node),
+    )
+    return None
+
+
+def _upsampling_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Nearest neighbour: tf.repeat along each spatial axis (channels_last)."""
+    d = obj.data
+    x = tensor_arg(it, obj, args, kwargs, node)
+    _rank_check(it, obj, x, d["rank"] + 2, node)
+    first = d["data_format"] == "channels_first"
+    if first:
+        x = it.op_call("transpose", [x], {"axes": [0, 2, 3, 1]}, node)
+    for k, size in enumerate(d["size"]):
+        x = it.op_call("repeat", [x], {"repeats": size, "axis": k + 1}, node)
+    if first:
+        x = it.op_call("transpose", [x], {"axes": [0, 3, 1, 2]}, node)
+    return x
+
+
+# --- ZeroPadding, Cropping ---------------------------------------------------------------------
+def _pairs(it: Interpreter, value, what: str, node) -> tuple:
+    """An int, a pair of ints (symmetric per axis) or a pair of pairs (2D padding/cropping)."""
+    if _int(value):
+        if value < 0:
+            raise GradcliError(f"ValueError: `{what}` cannot be negative. Received: "
+                               f"{what}={value}.", it.pos(node))  # fmt: skip
+        return ((value, value), (value, value))
+    if isinstance(value, (list, tuple)):
+        if len(value) != 2:
+            raise GradcliError(
+                f"ValueError: `{what}` should have two elements. Received: {what}={value!r}.",
+                it.pos(node),
+            )
+        return tuple(
+            standard_tuple(it, v, 2, f"{k} entry of {what}", node, allow_zero=True)
+            for k, v in zip(("1st", "2nd"), value)
+        )
+    raise GradcliError(
+        f"ValueError: `{what}` should be either an int, a tuple of 2 ints, or a tuple of 2 "
+        f"tuples of 2 ints. Received: {what}={value!r}.",
+        it.pos(node),
+    )
+
+
+def _zero_padding_init(rank: int):
+    def init(it: Interpreter, obj: Instance, args, kwargs, node):
+        """ZeroPadding1D(padding=1, data_format=None), ZeroPadding2D(padding=(1, 1), ...)."""
+        default = 1 if rank == 1 else (1, 1)
+        b = bind(it, obj, args, kwargs, node, ("padding", "data_format"), {"padding": default})
+        if rank == 1:
+            pads = (standard_tuple(it, b["padding"], 2, "padding", node, allow_zero=True),)
+        else:
+            pads = _pairs(it, b["padding"], "padding", node)
+        obj.data.update(rank=rank, pads=pads, data_format=data_format(it, b.get("data_format"),
+                                                                      node))  # fmt: skip
+        return None
+
+    return init
+
+
+def _zero_padding_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    d = obj.data
+    x = tensor_arg(it, obj, args, kwargs, node)
+    _rank_check(it, obj, x, d["rank"] + 2, node)
+    spatial = [list(p) for p in d["pads"]]
+    if d["data_format"] == "channels_first":
+        paddings = [[0, 0], [0, 0], *spatial]
+    else:
+        paddings = [[0, 0], *spatial, [0, 0]]
+    return it.op_call("pad", [x], {"paddings": paddings}, node)
+
+
+def _cropping_init(rank: int):
+    def init(it: Interpreter, obj: Instance, args, kwargs, node):
+        """Cropping1D(cropping=(1, 1)), Cropping2D(cropping=((0, 0), (0, 0)), data_format)."""
+        if rank == 1:
+            b = bind(it, obj, args, kwargs, node, ("cropping",), {"cropping": (1, 1)})
+            crops = (standard_tuple(it, b["cropping"], 2, "cropping", node, allow_zero=True),)
+            fmt = "channels_last"
+        else:
+            b = bind(it, obj, args, kwargs, node, ("cropping", "data_format"),
+                     {"cropping": ((0, 0), (0, 0))})  # fmt: skip
+            crops = _pairs(it, b["cropping"], "cropping", node)
+            fmt = data_format(it, b.get("data_format"), node)
+        obj.data.update(rank=rank, crops=crops, data_format=fmt)
+        return None
+
+    return init
+
+
+def _cropping_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    """x[:, a:-b, ...] on each spatial axis (a:None when b is 0)."""
+    d = obj.data
+    x = tensor_arg(it, obj, args, kwargs, node)
+    xs = _rank_check(it, obj, x, d["rank"] + 2, node)
+    first = d["data_format"] == "channels_first"
+    axes = [k + (2 if first else 1) for k in range(d["rank"])]
+    for axis, (a, b) in zip(axes, d["crops"]):
+        if a + b >= xs[axis]:
+            what = "`cropping` parameter of `Cropping1D` layer must be smaller than the input "
+            what = what + "length" if d["rank"] == 1 else (
+                "Values in `cropping` argument should be smaller than the corresponding spatial "
+                "dimension of the input"
+            )
+            raise GradcliError(
+                f"ValueError: {what}. Received: inputs.shape={xs}, cropping={d['crops']}",
+                it.pos(node),
+            )
+    index = [slice(None)] * len(xs)
+    for axis, (a, b) in zip(axes, d["crops"]):
+        index[axis] = slice(a, -b if b else None)
+    return it.subscript(node, x, tuple(index))
+
+
+# --- Rescaling, Normalization ------------------------------------------------------------------
+def _rescaling_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Rescaling(scale, offset=0.0)."""
+    b = bind(it, obj, args, kwargs, node, ("scale", "offset"), {"offset": 0.0})
+    if "scale" not in b:
+        raise GradcliError(
+            "TypeError: Rescaling.__init__() missing 1 required positional argument: 'scale'",
+            it.pos(node),
+        )
+    obj.data.update(scale=b["scale"], offset=b["offset"])
+    return None
+
+
+def _constant(it: Interpreter, value, dtype: str, node):
+    """A Python number or list (or a tensor's value) as a dtype constant."""
+    return it.leaf(np.asarray(it.as_array(value, node), dtype=dtype), node)
+
+
+def _rescaling_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    """cast(x, compute dtype) * scale + offset."""
+    x = tensor_arg(it, obj, args, kwargs, node)
+    dtype = obj.data.get("dtype", "float32")
+    if it.g[it.tensor_id(x, read=False)].dtype != dtype:
+        x = it.op_call("cast", [x], {"dtype": dtype}, node)
+    scale = _constant(it, obj.data["scale"], dtype, node)
+    offset = _constant(it, obj.data["offset"], dtype, node)
+    return it.op_call("add", [it.op_call("mul", [x, scale], {}, node), offset], {}, node)
+
+
+NORMALIZATION_NAMES = ("axis", "mean", "variance", "invert")
+
+
+def _normalization_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Normalization(axis=-1, mean=None, variance=None, invert=False)."""
+    b = bind(it, obj, args, kwargs, node, NORMALIZATION_NAMES, {"axis": -1, "invert": False})
+    axis = b["axis"]
+    axis = () if axis is None else ((axis,) if _int(axis) else tuple(axis))
+    if not all(map(_int, axis)):
+        it.refuse(node, f"Normalization(axis={_describe(b['axis'])})", "give ints")
+    mean, variance = b.get("mean"), b.get("variance")
+    if (mean is None) != (variance is None):
+        raise GradcliError(
+            "ValueError: When setting values directly, both `mean` and `variance` must be "
+            f"set. Received: mean={_describe(mean)} and variance={_describe(variance)}",
+            it.pos(node),
+        )
+    if mean is None:
+        it.refuse(node, "Normalization without mean= and variance=",
+                  "adapt() (statistics computed from data) is not read: give the statistics "
+                  "as mean= and variance=")  # fmt: skip
+    mean_arr, var_arr = it.as_array(mean, node), it.as_array(variance, node)
+    if mean_arr.shape != var_arr.shape:
+        raise GradcliError(
+            "ValueError: When setting values directly, `mean` and `variance` must have the "
+            f"same shape. Received: mean shape {mean_arr.shape} and variance shape "
+            f"{var_arr.shape}",
+            it.pos(node),
+        )
+    if mean_arr.ndim > len(axis):
+        raise GradcliError(
+            f"ValueError: The rank of `mean` must be less than or equal to the number of axes "
+            f"({len(axis)}). Received: mean shape {mean_arr.shape} for axis {axis}",
+            it.pos(node),
+        )
+    obj.data.update(axis=axis, mean=mean_arr, variance=var_arr, invert=bool(b["invert"]))
+    return None
+
+
+def _normalization_adapt(it: Interpreter, obj: Instance, args, kwargs, node):
+    it.refuse(node, "Normalization.adapt(...)",
+              "statistics computed from data are not read: give mean= and variance=")  # fmt: skip
+
+
+def _normalization_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    """(x - mean) / maximum(sqrt(variance), 1e-7) (or its inverse)."""
+    d = obj.data
+    x = tensor_arg(it, obj, args, kwargs, node)
+    xs = shape(it, x)
+    ndim = len(xs)
+    if any(a < -ndim or a >= ndim for a in d["axis"]):
+        raise GradcliError(
+            "ValueError: All `axis` values must be in the range [-ndim, ndim). Received "
+            f"inputs with ndim={ndim}, while axis={d['axis']}",
+            it.pos(node),
+        )
+    keep = sorted(a % ndim for a in d["axis"])
+    target = [xs[a] if a in keep else 1 for a in range(ndim)]
+    dtype = d.get("dtype", "float32")
+    stats = []
+    for arr in (d["mean"], d["variance"]):
+        expanded = [1] * ndim
+        for i in range(1, arr.ndim + 1):  # aligned with the kept axes from the right
+            expanded[keep[-i]] = arr.shape[-i]
+        stats.append(np.broadcast_to(arr.reshape(expanded), target).astype(dtype))
+    mean, variance = (it.leaf(np.array(s), node) for s in stats)
+    if it.g[it.tensor_id(x, read=False)].dtype != dtype:
+        x = it.op_call("cast", [x], {"dtype": dtype}, node)
+    scale = it.op_call("maximum", [it.op_call("sqrt", [variance], {}, node), EPSILON], {}, node)
+    if d["invert"]:
+        return it.op_call("add", [mean, it.op_call("mul", [x, scale], {}, node)], {}, node)
+    return it.op_call("div", [it.op_call("sub", [x, mean], {}, node), scale], {}, node)
+
+
+def _class(name: str, init, call, extra: dict | None = None) -> Class:
+    return Class(name, (LAYER,), {"__init__": Builtin(init), "call": Builtin(call),
+                                  **(extra or {})})  # fmt: skip
+
+
+PERMUTE = _class("Permute", _permute_init, _permute_call)
+REPEAT_VECTOR = _class("RepeatVector", _repeat_vector_init, _repeat_vector_call)
+IDENTITY = _class("Identity", _identity_init, _identity_call)
+UPSAMPLING1D = _class("UpSampling1D", _upsampling1d_init, _upsampling_call)
+UPSAMPLING2D = _class("UpSampling2D", _upsampling2d_init, _upsampling_call)
+ZERO_PADDING1D = _class("ZeroPadding1D", _zero_padding_init(1), _zero_padding_call)
+ZERO_PADDING2D = _class("ZeroPadding2D", _zero_padding_init(2), _zero_padding_call)
+CROPPING1D = _class("Cropping1D", _cropping_init(1), _cropping_call)
+CROPPING2D = _class("Cropping2D", _cropping_init(2), _cropping_call)
+RESCALING = _class("Rescaling", _rescaling_init, _rescaling_call)
+NORMALIZATION = _class("Normalization", _normalization_init, _normalization_call,
+                       {"adapt": Builtin(_normalization_adapt)})  # fmt: skip
+
+# keras.<name> -> class (registered in keras/__init__.py's CLASSES)
+CLASSES = {
+    f"layers.{c.name}": c
+    for c in (PERMUTE, REPEAT_VECTOR, IDENTITY, UPSAMPLING1D, UPSAMPLING2D, ZERO_PADDING1D,
+              ZERO_PADDING2D, CROPPING1D, CROPPING2D, RESCALING, NORMALIZATION)
+}  # fmt: skip
