@@ -14,11 +14,11 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras import activation_layers as _activation_layers
+from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras import merging as _merging
-from gradcli.tfcode.keras import shape_layers as _shape_layers
 from gradcli.tfcode.keras import regularizers as _regularizers
+from gradcli.tfcode.keras import shape_layers as _shape_layers
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
 from gradcli.tfcode.keras.functional import keras_input

@@ -172,8 +172,7 @@ def _function(cls: Class, options: tuple = ()):
         """keras.layers.<name>(inputs, **kwargs): a new layer called on inputs."""
         if not args and "inputs" not in kwargs:
             raise GradcliError(
-                f"TypeError: {cls.name.lower()}() missing 1 required positional argument: "
-                "'inputs'",
+                f"TypeError: {cls.name.lower()}() missing 1 required positional argument: 'inputs'",
                 it.pos(node),
             )
         kwargs = dict(kwargs)

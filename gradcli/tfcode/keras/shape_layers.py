@@ -82,7 +82,7 @@ def _rank_check(it: Interpreter, obj: Instance, x, rank: int, node) -> tuple:
     xs = shape(it, x)
     if len(xs) != rank:
         raise GradcliError(
-            f"ValueError: Input 0 of layer \"{obj.layer.name}\" is incompatible with the layer: "
+            f'ValueError: Input 0 of layer "{obj.layer.name}" is incompatible with the layer: '
             f"expected ndim={rank}, found ndim={len(xs)}. Full shape received: {xs}",
             it.pos(node),
         )
@@ -275,10 +275,11 @@ def _cropping_call(it: Interpreter, obj: Instance, args, kwargs, node):
     axes = [k + (2 if first else 1) for k in range(d["rank"])]
     for axis, (a, b) in zip(axes, d["crops"]):
         if a + b >= xs[axis]:
-            what = "`cropping` parameter of `Cropping1D` layer must be smaller than the input "
-            what = what + "length" if d["rank"] == 1 else (
-                "Values in `cropping` argument should be smaller than the corresponding spatial "
-                "dimension of the input"
+            what = (
+                "`cropping` parameter of `Cropping1D` layer must be smaller than the input length"
+                if d["rank"] == 1
+                else "Values in `cropping` argument should be smaller than the corresponding "
+                "spatial dimension of the input"
             )
             raise GradcliError(
                 f"ValueError: {what}. Received: inputs.shape={xs}, cropping={d['crops']}",
