@@ -72,7 +72,7 @@ READ = [
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
     "keras_fit_regularizers",
-    "keras_layers_activations", "keras_layers_merge_functions",
+    "keras_layers_activations", "keras_layers_merge_functions", "keras_layers_reshaping",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

@@ -27,6 +27,7 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras.conv_layers import bind, shape, tensor_arg
+from gradcli.tfcode.keras.functional import INPUT_LAYER
 from gradcli.tfcode.keras.layers import LAYER
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.support import _describe
@@ -416,5 +417,5 @@ NORMALIZATION = _class("Normalization", _normalization_init, _normalization_call
 CLASSES = {
     f"layers.{c.name}": c
     for c in (PERMUTE, REPEAT_VECTOR, IDENTITY, UPSAMPLING1D, UPSAMPLING2D, ZERO_PADDING1D,
-              ZERO_PADDING2D, CROPPING1D, CROPPING2D, RESCALING, NORMALIZATION)
+              ZERO_PADDING2D, CROPPING1D, CROPPING2D, RESCALING, NORMALIZATION, INPUT_LAYER)
 }  # fmt: skip
