@@ -73,6 +73,7 @@ READ = [
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
     "keras_fit_regularizers",
     "keras_layers_activations", "keras_layers_merge_functions", "keras_layers_reshaping",
+    "keras_layers_grouped_conv", "keras_layers_channels_first",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -80,6 +81,7 @@ RAISES_FIRST = {
     "leaves_tape_tolist": "tolist",
     "tf1_optimizer_tensor_loss": "compute_gradients should be a function",
     "keras_embedding_out_of_range": "Embedding.call()",
+    "keras_layers_conv_channels_first": "Conv2D.call()",
 }
 # refused for now, with the construct the error must name
 REFUSED: dict = {}

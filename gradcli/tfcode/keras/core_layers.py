@@ -41,18 +41,22 @@ def _positive(it, value, what: str, node) -> int:
 # --- Flatten, Reshape --------------------------------------------------------------------------
 def _flatten_init(it: Interpreter, obj: Instance, args, kwargs, node):
     """Flatten(data_format=None)."""
+    from gradcli.tfcode.keras.shape_layers import data_format
+
     b = bind(it, obj, args, kwargs, node, ("data_format",), {})
-    if b.get("data_format") not in (None, "channels_last"):
-        it.refuse(node, f"Flatten(data_format={b['data_format']!r})")
+    obj.data["data_format"] = data_format(it, b.get("data_format"), node)
     return None
 
 
 def _flatten_call(it: Interpreter, obj: Instance, args, kwargs, node):
-    """reshape(x, (batch, product of the other dimensions))."""
+    """reshape(x, (batch, product of the other dimensions)) (channels_first: channels moved
+    last first)."""
     x = tensor_arg(it, obj, args, kwargs, node)
     xs = shape(it, x)
     if not xs:
         it.refuse(node, "a Flatten layer on a scalar")
+    if obj.data.get("data_format") == "channels_first" and len(xs) > 1:
+        x = it.op_call("transpose", [x], {"axes": [0, *range(2, len(xs)), 1]}, node)
     return it.op_call("reshape", [x], {"shape": [xs[0], math.prod(xs[1:])]}, node)
 
 
