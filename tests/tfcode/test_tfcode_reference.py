@@ -73,7 +73,8 @@ READ = [
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
     "keras_fit_regularizers",
     "keras_layers_activations", "keras_layers_merge_functions", "keras_layers_reshaping",
-    "keras_layers_grouped_conv", "keras_layers_channels_first",
+    "keras_layers_grouped_conv", "keras_layers_channels_first", "keras_layers_noise",
+    "keras_layers_activity_regularization",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

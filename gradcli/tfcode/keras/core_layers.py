@@ -186,7 +186,8 @@ def _dropout_init(it: Interpreter, obj: Instance, args, kwargs, node):
     if b.get("noise_shape") is not None:
         it.refuse(node, "Dropout(..., noise_shape=...)")
     obj.data.update(rate=float(rate), seed=b.get("seed"))
-    add_seed_generator(it, obj, node)
+    if rate > 0:  # Keras makes the seed generator only then
+        add_seed_generator(it, obj, node)
     return None
 
 

@@ -71,7 +71,9 @@ def layer_init(it: Interpreter, obj: Instance, args, kwargs, node):
         if k not in LAYER_OPTIONS:
             it.refuse(node, f"{obj.cls.name}(..., {k}=...)")
     if kwargs.get("activity_regularizer") is not None:
-        it.refuse(node, "activity_regularizer=")
+        obj.data["activity_regularizer"] = regularizers.regularizer(
+            it, kwargs["activity_regularizer"], node
+        )
     name = kwargs.get("name")
     trainable = kwargs.get("trainable", True)
     if not isinstance(trainable, bool):

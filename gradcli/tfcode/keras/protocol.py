@@ -208,6 +208,10 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
                 kwargs.pop(k)
         if "training" in params and training is not None:
             kwargs["training"] = training
+    from gradcli.tfcode.keras.noise_layers import clear_activity_losses, record_activity
+
+    if not st.training and not it.quiet:  # the outermost layer call clears add_loss losses
+        clear_activity_losses(obj)
     st.training.append(training)
     try:
         with scoped(it, obj):
@@ -216,7 +220,9 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
                 if args:
                     call_member(it, obj, build, bowner, [shape_of(it, args[0])], {}, node)
                 lay.built = True
-            return call_member(it, obj, fn, owner, args, kwargs, node)
+            out = call_member(it, obj, fn, owner, args, kwargs, node)
+        record_activity(it, obj, out, node)  # activity_regularizer=
+        return out
     finally:
         st.training.pop()
 

@@ -83,7 +83,8 @@ def _rank_check(it: Interpreter, obj: Instance, x, rank: int, node) -> tuple:
     xs = shape(it, x)
     if len(xs) != rank:
         raise GradcliError(
-            f'ValueError: Input 0 of layer "{obj.layer.name}" is incompatible with the layer: '
+            f"ValueError: Input 0 with name 'None' of layer '{obj.layer.name}' is incompatible "
+            "with the layer: "
             f"expected ndim={rank}, found ndim={len(xs)}. Full shape received: {xs}",
             it.pos(node),
         )
