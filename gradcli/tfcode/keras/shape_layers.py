@@ -30,7 +30,7 @@ from gradcli.tfcode.keras.conv_layers import bind, shape, tensor_arg
 from gradcli.tfcode.keras.functional import INPUT_LAYER
 from gradcli.tfcode.keras.layers import LAYER
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
-from gradcli.tfcode.support import _describe
+from gradcli.tfcode.support import Raises, _describe
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -283,9 +283,11 @@ def _cropping_call(it: Interpreter, obj: Instance, args, kwargs, node):
                 else "Values in `cropping` argument should be smaller than the corresponding "
                 "spatial dimension of the input"
             )
-            raise GradcliError(
-                f"ValueError: {what}. Received: inputs.shape={xs}, cropping={d['crops']}",
+            raise Raises(  # raised inside call(): Keras wraps it
+                "ValueError",
+                f"Exception encountered when calling {obj.cls.name}.call().",
                 it.pos(node),
+                f"{what}. Received: inputs.shape={xs}, cropping={d['crops']}",
             )
     index = [slice(None)] * len(xs)
     for axis, (a, b) in zip(axes, d["crops"]):
@@ -336,7 +338,7 @@ def _normalization_init(it: Interpreter, obj: Instance, args, kwargs, node):
     if (mean is None) != (variance is None):
         raise GradcliError(
             "ValueError: When setting values directly, both `mean` and `variance` must be "
-            f"set. Received: mean={_describe(mean)} and variance={_describe(variance)}",
+            f"set. Received: mean={mean!r} and variance={variance!r}",
             it.pos(node),
         )
     if mean is None:
