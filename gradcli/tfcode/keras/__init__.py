@@ -87,6 +87,7 @@ def reader_names() -> list[str]:
     """The tf.keras.* (and tf.Module) names the reader reads, for the README's list."""
     names = [f"tf.keras.{n}" for n in CLASSES if not n.startswith("optimizers.legacy.")]
     names += [*TF_CLASSES, "tf.keras.Input", "tf.keras.layers.Input"]
+    names += [f"tf.keras.{n}" for n in FUNCTIONS]
     names += [f"tf.keras.activations.{n}" for n in ACTIVATIONS]
     names += [f"tf.keras.initializers.{n}" for n in initializers.NAMES]
     return names
