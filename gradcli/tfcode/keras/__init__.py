@@ -19,6 +19,7 @@ from gradcli.tfcode.keras import depthwise_layers as _depthwise_layers
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras import merging as _merging
 from gradcli.tfcode.keras import noise_layers as _noise_layers
+from gradcli.tfcode.keras import preprocessing_layers as _preprocessing_layers
 from gradcli.tfcode.keras import regularizers as _regularizers
 from gradcli.tfcode.keras import shape_layers as _shape_layers
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
@@ -68,7 +69,7 @@ CLASSES = {
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
     **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
-    **_depthwise_layers.CLASSES, **_noise_layers.CLASSES,
+    **_depthwise_layers.CLASSES, **_noise_layers.CLASSES, **_preprocessing_layers.CLASSES,
 }  # fmt: skip
 # keras.<name> -> a function(it, args, kwargs, node) (keras.layers.add, ...)
 FUNCTIONS = {**_merging.FUNCTIONS}

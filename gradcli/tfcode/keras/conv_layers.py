@@ -124,9 +124,11 @@ def _conv_init(rank: int, transpose: bool = False):
         b = bind(it, obj, args, kwargs, node, names, {"strides": 1, "padding": "valid",
                                                        "dilation_rate": 1, "groups": 1,
                                                        "use_bias": True})  # fmt: skip
-        for k in ("activity_regularizer", "kernel_constraint", "bias_constraint"):
+        for k in ("kernel_constraint", "bias_constraint"):
             if b.get(k) is not None:
                 it.refuse(node, f"{obj.cls.name}(..., {k}=...)")
+        if b.get("activity_regularizer") is not None:  # Layer's (noise_layers.py)
+            obj.data["activity_regularizer"] = regularizer(it, b["activity_regularizer"], node)
         groups = b.get("groups", 1)
         if not isinstance(groups, int) or isinstance(groups, bool):
             it.refuse(node, f"{obj.cls.name}(..., groups={_describe(groups)})")

@@ -183,9 +183,13 @@ def _dropout_init(it: Interpreter, obj: Instance, args, kwargs, node):
             f"between 0 and 1. Received: rate={rate!r}",
             it.pos(node),
         )
-    if b.get("noise_shape") is not None:
-        it.refuse(node, "Dropout(..., noise_shape=...)")
-    obj.data.update(rate=float(rate), seed=b.get("seed"))
+    noise = b.get("noise_shape")
+    if noise is not None and (
+        not isinstance(noise, (list, tuple))
+        or not all(d is None or (isinstance(d, int) and d > 0) for d in noise)
+    ):
+        it.refuse(node, f"Dropout(noise_shape={_describe(noise)})", "give a tuple of ints or None")
+    obj.data.update(rate=float(rate), seed=b.get("seed"), noise_shape=noise)
     if rate > 0:  # Keras makes the seed generator only then
         add_seed_generator(it, obj, node)
     return None
@@ -198,8 +202,16 @@ def _dropout_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if not training or obj.data["rate"] == 0:
         return x
     # Keras's seed generator advances on every call (a new mask each time): the reader's
-    # generator picks each call's seed, seed= or not
-    return it.call_api("tf.nn.dropout", [x], {"rate": obj.data["rate"]}, node, None)
+    # generator picks each call's seed, seed= or not; noise_shape's None entries are the
+    # input's dimensions
+    attrs = {"rate": obj.data["rate"]}
+    noise = obj.data.get("noise_shape")
+    if noise is not None:
+        xs = shape(it, x)
+        if len(noise) != len(xs):
+            it.refuse(node, f"a noise_shape of rank {len(noise)} for a rank-{len(xs)} input")
+        attrs["noise_shape"] = [d if n is None else n for n, d in zip(noise, xs)]
+    return it.call_api("tf.nn.dropout", [x], attrs, node, None)
 
 
 DROPOUT = Class(

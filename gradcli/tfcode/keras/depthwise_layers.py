@@ -66,10 +66,11 @@ def _init(rank: int, separable: bool):
         b = bind(it, obj, args, kwargs, node, names, {"strides": 1, "padding": "valid",
                                                        "depth_multiplier": 1, "dilation_rate": 1,
                                                        "use_bias": True})  # fmt: skip
-        for k in ("activity_regularizer", "depthwise_constraint", "pointwise_constraint",
-                  "bias_constraint"):  # fmt: skip
+        for k in ("depthwise_constraint", "pointwise_constraint", "bias_constraint"):
             if b.get(k) is not None:
                 it.refuse(node, f"{obj.cls.name}(..., {k}=...)")
+        if b.get("activity_regularizer") is not None:  # Layer's (noise_layers.py)
+            obj.data["activity_regularizer"] = regularizer(it, b["activity_regularizer"], node)
         multiplier = b["depth_multiplier"]
         if not isinstance(multiplier, int) or isinstance(multiplier, bool) or multiplier <= 0:
             raise GradcliError(

@@ -1,5 +1,6 @@
-"""Keras's reshaping and rescaling layers for the reader: Permute, RepeatVector,
-UpSampling1D/2D, ZeroPadding1D/2D, Cropping1D/2D, Identity, Rescaling, Normalization.
+"""Keras's reshaping layers for the reader: Permute, RepeatVector, UpSampling1D/2D,
+ZeroPadding1D/2D, Cropping1D/2D, Identity, InputLayer (preprocessing_layers.py has
+Rescaling and Normalization).
 
 Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
 - Permute(dims) is transpose(x, (0, *dims)) (dims a permutation of 1..rank-1, else
@@ -11,19 +12,12 @@ Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
   are refused.
 - ZeroPadding1D/2D are tf.pad with zeros on the steps (rows, columns) axes; Cropping1D/2D
   slice them (Keras's ValueError when the cropping is not smaller than the axis).
-- Identity returns its input. Rescaling(scale, offset=0.0) is cast(x, float32) * scale +
-  offset (integer images too). Normalization(axis=-1, mean=, variance=, invert=False) with
-  given statistics is (x - mean) / maximum(sqrt(variance), 1e-7), the statistics as float32
-  constants broadcast over the kept axes (no weights); invert=True gives
-  mean + x * maximum(sqrt(variance), 1e-7). adapt() (statistics computed from data) is not
-  read.
+- Identity returns its input.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras.conv_layers import bind, shape, tensor_arg
@@ -34,8 +28,6 @@ from gradcli.tfcode.support import Raises, _describe
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
-
-EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 def _int(value) -> bool:
@@ -295,109 +287,6 @@ def _cropping_call(it: Interpreter, obj: Instance, args, kwargs, node):
     return it.subscript(node, x, tuple(index))
 
 
-# --- Rescaling, Normalization ------------------------------------------------------------------
-def _rescaling_init(it: Interpreter, obj: Instance, args, kwargs, node):
-    """Rescaling(scale, offset=0.0)."""
-    b = bind(it, obj, args, kwargs, node, ("scale", "offset"), {"offset": 0.0})
-    if "scale" not in b:
-        raise GradcliError(
-            "TypeError: Rescaling.__init__() missing 1 required positional argument: 'scale'",
-            it.pos(node),
-        )
-    obj.data.update(scale=b["scale"], offset=b["offset"])
-    return None
-
-
-def _constant(it: Interpreter, value, dtype: str, node):
-    """A Python number or list (or a tensor's value) as a dtype constant."""
-    return it.leaf(np.asarray(it.as_array(value, node), dtype=dtype), node)
-
-
-def _rescaling_call(it: Interpreter, obj: Instance, args, kwargs, node):
-    """cast(x, compute dtype) * scale + offset."""
-    x = tensor_arg(it, obj, args, kwargs, node)
-    dtype = obj.data.get("dtype", "float32")
-    if it.g[it.tensor_id(x, read=False)].dtype != dtype:
-        x = it.op_call("cast", [x], {"dtype": dtype}, node)
-    scale = _constant(it, obj.data["scale"], dtype, node)
-    offset = _constant(it, obj.data["offset"], dtype, node)
-    return it.op_call("add", [it.op_call("mul", [x, scale], {}, node), offset], {}, node)
-
-
-NORMALIZATION_NAMES = ("axis", "mean", "variance", "invert")
-
-
-def _normalization_init(it: Interpreter, obj: Instance, args, kwargs, node):
-    """Normalization(axis=-1, mean=None, variance=None, invert=False)."""
-    b = bind(it, obj, args, kwargs, node, NORMALIZATION_NAMES, {"axis": -1, "invert": False})
-    axis = b["axis"]
-    axis = () if axis is None else ((axis,) if _int(axis) else tuple(axis))
-    if not all(map(_int, axis)):
-        it.refuse(node, f"Normalization(axis={_describe(b['axis'])})", "give ints")
-    mean, variance = b.get("mean"), b.get("variance")
-    if (mean is None) != (variance is None):
-        raise GradcliError(
-            "ValueError: When setting values directly, both `mean` and `variance` must be "
-            f"set. Received: mean={mean!r} and variance={variance!r}",
-            it.pos(node),
-        )
-    if mean is None:
-        it.refuse(node, "Normalization without mean= and variance=",
-                  "adapt() (statistics computed from data) is not read: give the statistics "
-                  "as mean= and variance=")  # fmt: skip
-    mean_arr, var_arr = it.as_array(mean, node), it.as_array(variance, node)
-    if mean_arr.shape != var_arr.shape:
-        raise GradcliError(
-            "ValueError: When setting values directly, `mean` and `variance` must have the "
-            f"same shape. Received: mean shape {mean_arr.shape} and variance shape "
-            f"{var_arr.shape}",
-            it.pos(node),
-        )
-    if mean_arr.ndim > len(axis):
-        raise GradcliError(
-            f"ValueError: The rank of `mean` must be less than or equal to the number of axes "
-            f"({len(axis)}). Received: mean shape {mean_arr.shape} for axis {axis}",
-            it.pos(node),
-        )
-    obj.data.update(axis=axis, mean=mean_arr, variance=var_arr, invert=bool(b["invert"]))
-    return None
-
-
-def _normalization_adapt(it: Interpreter, obj: Instance, args, kwargs, node):
-    it.refuse(node, "Normalization.adapt(...)",
-              "statistics computed from data are not read: give mean= and variance=")  # fmt: skip
-
-
-def _normalization_call(it: Interpreter, obj: Instance, args, kwargs, node):
-    """(x - mean) / maximum(sqrt(variance), 1e-7) (or its inverse)."""
-    d = obj.data
-    x = tensor_arg(it, obj, args, kwargs, node)
-    xs = shape(it, x)
-    ndim = len(xs)
-    if any(a < -ndim or a >= ndim for a in d["axis"]):
-        raise GradcliError(
-            "ValueError: All `axis` values must be in the range [-ndim, ndim). Received "
-            f"inputs with ndim={ndim}, while axis={d['axis']}",
-            it.pos(node),
-        )
-    keep = sorted(a % ndim for a in d["axis"])
-    target = [xs[a] if a in keep else 1 for a in range(ndim)]
-    dtype = d.get("dtype", "float32")
-    stats = []
-    for arr in (d["mean"], d["variance"]):
-        expanded = [1] * ndim
-        for i in range(1, arr.ndim + 1):  # aligned with the kept axes from the right
-            expanded[keep[-i]] = arr.shape[-i]
-        stats.append(np.broadcast_to(arr.reshape(expanded), target).astype(dtype))
-    mean, variance = (it.leaf(np.array(s), node) for s in stats)
-    if it.g[it.tensor_id(x, read=False)].dtype != dtype:
-        x = it.op_call("cast", [x], {"dtype": dtype}, node)
-    scale = it.op_call("maximum", [it.op_call("sqrt", [variance], {}, node), EPSILON], {}, node)
-    if d["invert"]:
-        return it.op_call("add", [mean, it.op_call("mul", [x, scale], {}, node)], {}, node)
-    return it.op_call("div", [it.op_call("sub", [x, mean], {}, node), scale], {}, node)
-
-
 def _class(name: str, init, call, extra: dict | None = None) -> Class:
     return Class(name, (LAYER,), {"__init__": Builtin(init), "call": Builtin(call),
                                   **(extra or {})})  # fmt: skip
@@ -412,13 +301,10 @@ ZERO_PADDING1D = _class("ZeroPadding1D", _zero_padding_init(1), _zero_padding_ca
 ZERO_PADDING2D = _class("ZeroPadding2D", _zero_padding_init(2), _zero_padding_call)
 CROPPING1D = _class("Cropping1D", _cropping_init(1), _cropping_call)
 CROPPING2D = _class("Cropping2D", _cropping_init(2), _cropping_call)
-RESCALING = _class("Rescaling", _rescaling_init, _rescaling_call)
-NORMALIZATION = _class("Normalization", _normalization_init, _normalization_call,
-                       {"adapt": Builtin(_normalization_adapt)})  # fmt: skip
 
 # keras.<name> -> class (registered in keras/__init__.py's CLASSES)
 CLASSES = {
     f"layers.{c.name}": c
     for c in (PERMUTE, REPEAT_VECTOR, IDENTITY, UPSAMPLING1D, UPSAMPLING2D, ZERO_PADDING1D,
-              ZERO_PADDING2D, CROPPING1D, CROPPING2D, RESCALING, NORMALIZATION, INPUT_LAYER)
+              ZERO_PADDING2D, CROPPING1D, CROPPING2D, INPUT_LAYER)
 }  # fmt: skip
