@@ -15,6 +15,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import activation_layers as _activation_layers
+from gradcli.tfcode.keras import conv_transpose as _conv_transpose
 from gradcli.tfcode.keras import depthwise_layers as _depthwise_layers
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras import merging as _merging
@@ -70,6 +71,7 @@ CLASSES = {
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
     **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
     **_depthwise_layers.CLASSES, **_noise_layers.CLASSES, **_preprocessing_layers.CLASSES,
+    **_conv_transpose.CLASSES,
 }  # fmt: skip
 # keras.<name> -> a function(it, args, kwargs, node) (keras.layers.add, ...)
 FUNCTIONS = {**_merging.FUNCTIONS}

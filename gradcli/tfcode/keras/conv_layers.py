@@ -135,8 +135,6 @@ def _conv_init(rank: int, transpose: bool = False):
         if groups <= 0:
             raise GradcliError("ValueError: The number of groups must be a positive integer. "
                                f"Received: groups={groups}.", it.pos(node))  # fmt: skip
-        if b.get("output_padding") is not None:
-            it.refuse(node, f"{obj.cls.name}(..., output_padding=...)")
         filters = b.get("filters")
         if not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0:
             it.refuse(node, f"{obj.cls.name}(filters={_describe(filters)})")
@@ -175,6 +173,10 @@ def _conv_init(rank: int, transpose: bool = False):
         )
         if max(d["strides"]) > 1 and max(d["dilation_rate"]) > 1:
             it.refuse(node, f"{obj.cls.name} with both strides and dilation_rate above 1")
+        if transpose:
+            from gradcli.tfcode.keras.conv_transpose import output_padding
+
+            d["output_padding"] = output_padding(it, obj, b.get("output_padding"), node)
         obj.attrs["bias"] = None
         return None
 
@@ -217,14 +219,6 @@ def _conv_build(it: Interpreter, obj: Instance, args, kwargs, node):
     return None
 
 
-def _transpose_length(size: int, kernel: int, stride: int, padding: str, dilation: int) -> int:
-    """Keras's output length of a transposed convolution (output_padding None)."""
-    k = (kernel - 1) * dilation + 1
-    if padding == "valid":
-        return (size - 1) * stride + k + max(stride - k, 0)
-    return size * stride
-
-
 def _conv_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """tf.nn.convolution (or conv_transpose), + the reshaped bias, then the activation."""
     d = obj.data
@@ -243,15 +237,10 @@ def _conv_call(it: Interpreter, obj: Instance, args, kwargs, node):
         padding = "valid"
     attrs = {"padding": padding.upper(), "dilations": list(d["dilation_rate"])}
     kernel = obj.attrs["kernel"]
-    if d["transpose"]:
-        out = [xs[0]]
-        for k in range(d["rank"]):
-            out.append(
-                _transpose_length(xs[1 + k], d["kernel_size"][k], d["strides"][k],
-                                  d["padding"], d["dilation_rate"][k])
-            )  # fmt: skip
-        attrs.update(output_shape=[*out, d["filters"]], strides=list(d["strides"]))
-        y = it.call_api("tf.nn.conv2d_transpose", [x, kernel], attrs, node, None)
+    if d["transpose"]:  # conv_transpose.py
+        from gradcli.tfcode.keras.conv_transpose import transpose_call
+
+        y = transpose_call(it, obj, x, node)
     elif d["rank"] == 1:
         y = it.call_api("tf.nn.conv1d", [x, kernel], {**attrs, "stride": d["strides"][0]},
                         node, None)  # fmt: skip

@@ -8,8 +8,9 @@ Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
   n along axis 1.
 - UpSampling1D(size=2) repeats along the steps; UpSampling2D(size=(2, 2), data_format,
   interpolation='nearest') repeats rows then columns (channels_first: transposed to
-  channels_last and back); other interpolations (bilinear ...) are tf.image.resize and
-  are refused.
+  channels_last and back); 'bilinear' is tf.image.resize's half-pixel bilinear
+  interpolation (read as one interpolation matrix per axis); the other interpolations are
+  refused.
 - ZeroPadding1D/2D are tf.pad with zeros on the steps (rows, columns) axes; Cropping1D/2D
   slice them (Keras's ValueError when the cropping is not smaller than the axis).
 - Identity returns its input.
@@ -18,6 +19,8 @@ Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras.conv_layers import bind, shape, tensor_arg
@@ -163,10 +166,11 @@ def _upsampling2d_init(it: Interpreter, obj: Instance, args, kwargs, node):
     names = ("size", "data_format", "interpolation")
     b = bind(it, obj, args, kwargs, node, names, {"size": (2, 2), "interpolation": "nearest"})
     interpolation = b["interpolation"]
-    if not isinstance(interpolation, str) or interpolation.lower() != "nearest":
+    if not isinstance(interpolation, str) or interpolation.lower() not in INTERPOLATIONS:
         it.refuse(node, f"UpSampling2D(interpolation={interpolation!r})",
-                  "gradcli reads 'nearest' (the others are tf.image.resize)")  # fmt: skip
+                  "gradcli reads 'nearest' and 'bilinear'")  # fmt: skip
     obj.data.update(
+        interpolation=interpolation.lower(),
         size=standard_tuple(it, b["size"], 2, "size", node),
         rank=2,
         data_format=data_format(it, b.get("data_format"), node),
@@ -182,11 +186,43 @@ def _upsampling_call(it: Interpreter, obj: Instance, args, kwargs, node):
     first = d["data_format"] == "channels_first"
     if first:
         x = it.op_call("transpose", [x], {"axes": [0, 2, 3, 1]}, node)
-    for k, size in enumerate(d["size"]):
-        x = it.op_call("repeat", [x], {"repeats": size, "axis": k + 1}, node)
+    if d.get("interpolation") == "bilinear":
+        x = _bilinear(it, x, d["size"], node)
+    else:
+        for k, size in enumerate(d["size"]):
+            x = it.op_call("repeat", [x], {"repeats": size, "axis": k + 1}, node)
     if first:
         x = it.op_call("transpose", [x], {"axes": [0, 3, 1, 2]}, node)
     return x
+
+
+INTERPOLATIONS = ("nearest", "bilinear")
+
+
+def _bilinear_weights(n_in: int, n_out: int) -> np.ndarray:
+    """TensorFlow's ResizeBilinear with half-pixel centres along one axis, as an (out, in)
+    matrix: source position (i + 0.5) * in / out - 0.5 (float32), its floor and ceiling
+    clamped to the axis, weighted by the fraction above the floor."""
+    scale = np.float32(n_in) / np.float32(n_out)
+    w = np.zeros((n_out, n_in), dtype=np.float32)
+    for i in range(n_out):
+        src = (np.float32(i) + np.float32(0.5)) * scale - np.float32(0.5)
+        lower, frac = int(np.floor(src)), src - np.floor(src)
+        w[i, min(max(lower, 0), n_in - 1)] += np.float32(1) - frac
+        w[i, min(int(np.ceil(src)), n_in - 1)] += frac
+    return w
+
+
+def _bilinear(it: Interpreter, x, size: tuple, node):
+    """tf.image.resize(x, (h * size[0], w * size[1]), 'bilinear') (channels_last): each
+    spatial axis through its interpolation matrix (a constant), so the gradient is the
+    transposed map, as ResizeBilinearGrad's."""
+    _, h, w, _ = shape(it, x)
+    dtype = it.g[it.tensor_id(x, read=False)].dtype
+    rows = it.leaf(_bilinear_weights(h, h * size[0]).astype(dtype), node)
+    cols = it.leaf(_bilinear_weights(w, w * size[1]).astype(dtype), node)
+    x = it.op_call("einsum", [rows, x], {"equation": "ah,nhwc->nawc"}, node)
+    return it.op_call("einsum", [cols, x], {"equation": "bw,nawc->nabc"}, node)
 
 
 # --- ZeroPadding, Cropping ---------------------------------------------------------------------
