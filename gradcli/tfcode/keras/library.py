@@ -40,7 +40,8 @@ ACTIVATIONS = {
     "linear": (None, {}),
 }  # fmt: skip
 KEEPS_LOGITS = {"sigmoid", "softmax"}
-ACTIVATION_OPTIONS = {"relu": set(), "elu": {"alpha"}, "gelu": {"approximate"},
+ACTIVATION_OPTIONS = {"relu": {"negative_slope", "max_value", "threshold"}, "elu": {"alpha"},
+                      "gelu": {"approximate"},
                       "softmax": {"axis"}, "log_softmax": {"axis"},
                       "leaky_relu": {"negative_slope"}}  # fmt: skip
 
@@ -50,14 +51,19 @@ def apply_activation(it: Interpreter, name: str, args, kwargs, node):
     x = args[0] if args else kwargs.get("x")
     options = {k: v for k, v in zip(_option_order(name), args[1:])}
     options.update({k: v for k, v in kwargs.items() if k != "x"})
-    for k, v in options.items():
-        neutral = name == "relu" and (
-            (k in ("negative_slope", "threshold") and v == 0) or (k == "max_value" and v is None)
-        )
-        if k not in ACTIVATION_OPTIONS.get(name, set()) and not neutral:
+    for k in options:
+        if k not in ACTIVATION_OPTIONS.get(name, set()):
             it.refuse(node, f"tf.keras.activations.{name}(..., {k}=...)")
-        if k == "alpha" and v != 1.0:
-            it.refuse(node, f"tf.keras.activations.elu(..., alpha={v!r})")
+    if name in ("relu", "elu") and options:  # Keras's compositions (activation_layers.py)
+        from gradcli.tfcode.keras import activation_layers as layers
+
+        for k, v in options.items():
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                it.refuse(node, f"tf.keras.activations.{name}(..., {k}={v!r})")
+        if name == "elu":
+            return layers.keras_elu(it, x, options.get("alpha", 1.0), node)
+        return layers.keras_relu(it, x, options.get("negative_slope", 0.0),
+                                 options.get("max_value"), options.get("threshold", 0.0), node)
     path, fixed = ACTIVATIONS[name]
     if path is None:
         return x

@@ -1,8 +1,9 @@
 # values: exact
-# note: ReLU with each option (leaky_relu alone, relu6 at max_value 6, where(x > threshold) with a threshold, clip_by_value at max_value), LeakyReLU (default 0.3, alpha= deprecated), ELU alpha 0.5, PReLU with shared_axes, Softmax over one and two axes, tf.keras's legacy ThresholdedReLU; inputs on the kinks (0, threshold 0.5, max_value 6)
+# note: keras.activations.relu and elu with their options, and ReLU with each option (leaky_relu alone, relu6 at max_value 6, where(x > threshold) with a threshold, clip_by_value at max_value), LeakyReLU (default 0.3, alpha= deprecated), ELU alpha 0.5, PReLU with shared_axes, Softmax over one and two axes, tf.keras's legacy ThresholdedReLU; inputs on the kinks (0, threshold 0.5, max_value 6)
 # expect: call 0 source x: connected
 # expect: call 0 source prelu.alpha: connected
 # expect: call 1 source x: connected
+# expect: call 2 source x: connected
 import tensorflow as tf
 
 x = tf.constant([[[-1.5, -0.5, 0.0], [0.5, 2.0, 7.0]],
@@ -36,3 +37,11 @@ with tf.GradientTape(persistent=True) as tape:
 print(prelu.alpha.path, prelu.alpha.shape)
 print(tape.gradient(loss, [x, prelu.alpha]))
 print(tape.gradient(smooth, x))
+
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    options = (tf.keras.activations.relu(x, negative_slope=0.25, max_value=3.0, threshold=0.5)
+               + tf.keras.activations.relu(x, 0.125) + tf.keras.activations.elu(x, alpha=0.5)
+               + tf.keras.activations.relu(x, max_value=6.0))
+    total = tf.reduce_sum(options * weights)
+print(tape.gradient(total, x))
