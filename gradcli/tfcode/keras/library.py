@@ -62,8 +62,14 @@ def apply_activation(it: Interpreter, name: str, args, kwargs, node):
                 it.refuse(node, f"tf.keras.activations.{name}(..., {k}={v!r})")
         if name == "elu":
             return layers.keras_elu(it, x, options.get("alpha", 1.0), node)
-        return layers.keras_relu(it, x, options.get("negative_slope", 0.0),
-                                 options.get("max_value"), options.get("threshold", 0.0), node)
+        return layers.keras_relu(
+            it,
+            x,
+            options.get("negative_slope", 0.0),
+            options.get("max_value"),
+            options.get("threshold", 0.0),
+            node,
+        )
     path, fixed = ACTIVATIONS[name]
     if path is None:
         return x
