@@ -176,7 +176,7 @@ def test_the_untracked_variable_is_named_in_a_note():
 
 # (code after "import tensorflow as tf", the construct named, its line)
 REFUSED = [
-    ("x = tf.keras.layers.Conv3D(4, 3)", "tf.keras.layers.Conv3D", 2),
+    ("x = tf.keras.layers.Conv3DTranspose(4, 3)", "tf.keras.layers.Conv3DTranspose", 2),
     ("x = tf.keras.layers.Conv2D(4, 3, groups=2, data_format='channels_first')",
      "groups=2, data_format='channels_first'", 2),
     ("x = tf.keras.layers.UpSampling2D(interpolation='bicubic')",
@@ -199,8 +199,8 @@ REFUSED = [
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.predict(1)", "model.predict", 3),
     ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((4,)))", "rank-1", 3),
     ("d = tf.keras.layers.Dense(1, kernel_constraint='non_neg')", "kernel_constraint", 2),
-    ("class A(tf.keras.layers.Conv3D):\n    pass",
-     "a class deriving from tf.keras.layers.Conv3D", 2),
+    ("class A(tf.keras.layers.Conv3DTranspose):\n    pass",
+     "a class deriving from tf.keras.layers.Conv3DTranspose", 2),
     ("def f(a, /):\n    pass", "positional-only parameters", 2),
     ("def f(**kw):\n    pass\nf(**[1])", "**-unpacking a list", 4),
     ("@tf.function\nclass A(tf.Module):\n    pass", "a class decorator", 2),

@@ -18,6 +18,7 @@ from gradcli.tfcode.keras import activation_layers as _activation_layers
 from gradcli.tfcode.keras import conv_transpose as _conv_transpose
 from gradcli.tfcode.keras import depthwise_layers as _depthwise_layers
 from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras import layers3d as _layers3d
 from gradcli.tfcode.keras import merging as _merging
 from gradcli.tfcode.keras import noise_layers as _noise_layers
 from gradcli.tfcode.keras import preprocessing_layers as _preprocessing_layers
@@ -71,7 +72,7 @@ CLASSES = {
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
     **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
     **_depthwise_layers.CLASSES, **_noise_layers.CLASSES, **_preprocessing_layers.CLASSES,
-    **_conv_transpose.CLASSES,
+    **_conv_transpose.CLASSES, **_layers3d.CLASSES,
 }  # fmt: skip
 # keras.<name> -> a function(it, args, kwargs, node) (keras.layers.add, ...)
 FUNCTIONS = {**_merging.FUNCTIONS}

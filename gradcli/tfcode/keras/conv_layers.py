@@ -227,7 +227,13 @@ def _conv_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if len(xs) != d["rank"] + 2:
         it.refuse(node, f"a {obj.cls.name} on a rank-{len(xs)} input")
     if d.get("data_format") == "channels_first":
-        _nchw_error(it, obj, node)
+        if d["rank"] != 3:
+            _nchw_error(it, obj, node)
+        # Keras runs channels_first Conv3D through XLA: the same sums as channels_last
+        d = {**d, "data_format": "channels_last"}
+        inner = Instance(obj.cls, obj.attrs, obj.layer, d)
+        y = _conv_call(it, inner, [transpose_last(it, x, node)], {}, node)
+        return transpose_first(it, y, node)
     if d.get("groups", 1) != 1:
         return _finish(it, obj, _grouped(it, obj, x, node), node)
     padding = d["padding"]
@@ -244,9 +250,12 @@ def _conv_call(it: Interpreter, obj: Instance, args, kwargs, node):
     elif d["rank"] == 1:
         y = it.call_api("tf.nn.conv1d", [x, kernel], {**attrs, "stride": d["strides"][0]},
                         node, None)  # fmt: skip
-    else:
+    elif d["rank"] == 2:
         y = it.call_api("tf.nn.conv2d", [x, kernel], {**attrs, "strides": list(d["strides"])},
                         node, None)  # fmt: skip
+    else:  # tf.nn.conv3d takes 5 strides and dilations
+        attrs.update(strides=[1, *d["strides"], 1], dilations=[1, *d["dilation_rate"], 1])
+        y = it.call_api("tf.nn.conv3d", [x, kernel], attrs, node, None)
     return _finish(it, obj, y, node)
 
 

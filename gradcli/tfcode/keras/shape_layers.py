@@ -184,6 +184,11 @@ def _upsampling_call(it: Interpreter, obj: Instance, args, kwargs, node):
     x = tensor_arg(it, obj, args, kwargs, node)
     _rank_check(it, obj, x, d["rank"] + 2, node)
     first = d["data_format"] == "channels_first"
+    if d["rank"] == 3:  # UpSampling3D repeats in place (channels_first: axes 2, 3, 4)
+        for k, size in enumerate(d["size"]):
+            x = it.op_call("repeat", [x], {"repeats": size, "axis": k + (2 if first else 1)},
+                           node)  # fmt: skip
+        return x
     if first:
         x = it.op_call("transpose", [x], {"axes": [0, 2, 3, 1]}, node)
     if d.get("interpolation") == "bilinear":
@@ -226,25 +231,29 @@ def _bilinear(it: Interpreter, x, size: tuple, node):
 
 
 # --- ZeroPadding, Cropping ---------------------------------------------------------------------
-def _pairs(it: Interpreter, value, what: str, node) -> tuple:
-    """An int, a pair of ints (symmetric per axis) or a pair of pairs (2D padding/cropping)."""
+ORDINALS = ("1st", "2nd", "3rd")
+
+
+def _pairs(it: Interpreter, value, what: str, node, n: int = 2) -> tuple:
+    """An int, n ints (symmetric per axis) or n pairs (2D/3D padding and cropping)."""
     if _int(value):
         if value < 0:
             raise GradcliError(f"ValueError: `{what}` cannot be negative. Received: "
                                f"{what}={value}.", it.pos(node))  # fmt: skip
-        return ((value, value), (value, value))
+        return ((value, value),) * n
     if isinstance(value, (list, tuple)):
-        if len(value) != 2:
+        if len(value) != n:
+            count = "two" if n == 2 else n
             raise GradcliError(
-                f"ValueError: `{what}` should have two elements. Received: {what}={value!r}.",
+                f"ValueError: `{what}` should have {count} elements. Received: {what}={value!r}.",
                 it.pos(node),
             )
         return tuple(
             standard_tuple(it, v, 2, f"{k} entry of {what}", node, allow_zero=True)
-            for k, v in zip(("1st", "2nd"), value)
+            for k, v in zip(ORDINALS, value)
         )
     raise GradcliError(
-        f"ValueError: `{what}` should be either an int, a tuple of 2 ints, or a tuple of 2 "
+        f"ValueError: `{what}` should be either an int, a tuple of {n} ints, or a tuple of {n} "
         f"tuples of 2 ints. Received: {what}={value!r}.",
         it.pos(node),
     )
@@ -253,12 +262,12 @@ def _pairs(it: Interpreter, value, what: str, node) -> tuple:
 def _zero_padding_init(rank: int):
     def init(it: Interpreter, obj: Instance, args, kwargs, node):
         """ZeroPadding1D(padding=1, data_format=None), ZeroPadding2D(padding=(1, 1), ...)."""
-        default = 1 if rank == 1 else (1, 1)
+        default = {1: 1, 2: (1, 1), 3: ((1, 1),) * 3}[rank]
         b = bind(it, obj, args, kwargs, node, ("padding", "data_format"), {"padding": default})
         if rank == 1:
             pads = (standard_tuple(it, b["padding"], 2, "padding", node, allow_zero=True),)
         else:
-            pads = _pairs(it, b["padding"], "padding", node)
+            pads = _pairs(it, b["padding"], "padding", node, rank)
         obj.data.update(rank=rank, pads=pads, data_format=data_format(it, b.get("data_format"),
                                                                       node))  # fmt: skip
         return None
@@ -286,9 +295,10 @@ def _cropping_init(rank: int):
             crops = (standard_tuple(it, b["cropping"], 2, "cropping", node, allow_zero=True),)
             fmt = "channels_last"
         else:
+            default = ((0, 0), (0, 0)) if rank == 2 else ((1, 1),) * 3
             b = bind(it, obj, args, kwargs, node, ("cropping", "data_format"),
-                     {"cropping": ((0, 0), (0, 0))})  # fmt: skip
-            crops = _pairs(it, b["cropping"], "cropping", node)
+                     {"cropping": default})  # fmt: skip
+            crops = _pairs(it, b["cropping"], "cropping", node, rank)
             fmt = data_format(it, b.get("data_format"), node)
         obj.data.update(rank=rank, crops=crops, data_format=fmt)
         return None
