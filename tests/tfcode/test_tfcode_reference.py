@@ -71,7 +71,7 @@ READ = [
     "keras_gru", "keras_lstm", "keras_rnn_unused", "keras_rnn_second_order",
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
-    "keras_fit_regularizers",
+    "keras_fit_regularizers", "stored_variable_from_tensor", "stored_assign_from_tensor",
     "keras_layers_activations", "keras_layers_merge_functions", "keras_layers_reshaping",
     "keras_layers_grouped_conv", "keras_layers_channels_first", "keras_layers_noise",
     "keras_layers_activity_regularization", "keras_layers_transpose_bilinear", "keras_layers_3d",
