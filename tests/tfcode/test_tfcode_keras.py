@@ -187,7 +187,7 @@ REFUSED = [
     ("x = tf.keras.layers.SeparableConv2D(2, 3, strides=2, dilation_rate=2)",
      "both strides and dilation_rate", 2),
     ("e = tf.keras.layers.Embedding(3, 2, mask_zero=True)", "mask_zero=True", 2),
-    ("m = tf.keras.layers.Add()\ny = m([tf.ones((2, 3)), tf.ones((2,))])", "different ranks", 3),
+    ("m = tf.keras.layers.Concatenate()\ny = m([tf.ones((2, 3)), tf.ones((2,))])", "different ranks", 3),
     ("x = tf.keras.losses.Huber()", "tf.keras.losses.Huber", 2),
     ("inp = tf.keras.Input(shape=(None, 2))\nout = tf.keras.layers.Dense(1)(inp)",
      "an unknown dimension", 3),

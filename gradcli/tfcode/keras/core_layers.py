@@ -11,7 +11,9 @@ Keras 3 on TensorFlow 2.21 (verified with Keras 3.15.1):
 - Dropout(rate).call(inputs, training=False): the identity unless training is true and
   rate > 0 (then `tf.nn.dropout`'s random mask).
 - Add/Multiply/Maximum/Minimum fold their list left to right, Average adds then divides by
-  the count, Subtract takes exactly two, Concatenate(axis=-1) is `tf.concat`.
+  the count, Subtract takes exactly two, Concatenate(axis=-1) is `tf.concat`. Inputs of
+  different ranks (not for Concatenate) are expanded at axis 1 up to the largest rank, then
+  broadcast.
 """
 
 from __future__ import annotations
@@ -304,8 +306,16 @@ def _merge_call(it: Interpreter, obj: Instance, args, kwargs, node):
         )
     if not all(isinstance(v, (Tensor, Variable)) for v in inputs) or not inputs:
         it.refuse(node, f"a {name} layer on {_describe(inputs)}")
-    if len({len(shape(it, v)) for v in inputs}) > 1:
-        it.refuse(node, f"a {name} layer on inputs of different ranks")
+    ranks = [len(shape(it, v)) for v in inputs]
+    if len(set(ranks)) > 1:
+        if name == "Concatenate":
+            it.refuse(node, f"a {name} layer on inputs of different ranks")
+        # Keras's Merge.call: each input expanded at axis 1 up to the largest rank
+        inputs = list(inputs)
+        for k, v in enumerate(inputs):
+            for _ in range(max(ranks) - ranks[k]):
+                v = it.op_call("expand_dims", [v], {"axis": 1}, node)
+            inputs[k] = v
     if name == "Concatenate":
         return it.call_api("tf.concat", [list(inputs)], {"axis": obj.data["axis"]}, node, None)
     if name == "Subtract":

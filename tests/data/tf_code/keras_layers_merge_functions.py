@@ -3,6 +3,7 @@
 # expect: call 0 source #0: connected
 # expect: call 0 source #1: connected
 # expect: call 0 source #2: connected
+# expect: call 1 source #2: connected
 import tensorflow as tf
 
 a = tf.Variable([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]])
@@ -27,3 +28,11 @@ with tf.GradientTape() as tape:
 
 print(p1.shape, p3.shape, p4.shape, p5.shape)
 print(tape.gradient(loss, [a, b, c]))
+
+w = tf.Variable([0.5, -1.0])
+with tf.GradientTape() as tape:
+    # inputs of different ranks: Keras expands each at axis 1 up to the largest rank
+    r1 = tf.keras.layers.Add()([a, w])
+    r2 = tf.keras.layers.multiply([c, w, a[:, :2]])
+    loss = tf.reduce_sum(r1 * r1) + tf.reduce_sum(r2 * r2) + tf.reduce_sum(tf.keras.layers.maximum([c, w]))
+print(tape.gradient(loss, [a, c, w]))
