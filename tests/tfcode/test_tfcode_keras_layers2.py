@@ -144,6 +144,12 @@ KERAS_ERRORS = [
      "expected ndim=3, found ndim=2. Full shape received: (2, 3)"),
     ("tf.keras.layers.SpatialDropout1D(0.5)(tf.ones((2, 3)))",
      "ValueError: Input 0 with name 'None' of layer 'spatial_dropout1d' is incompatible"),
+    ("tf.keras.layers.Dropout(0.5)(tf.ones((2, 3)), True)",
+     "ValueError: Only input tensors may be passed as positional arguments. The following "
+     "argument value should be passed as a keyword argument: True (of type <class 'bool'>)"),
+    ("tf.keras.layers.Dense(2)([[1.0, 2.0]])",
+     "ValueError: Only input tensors may be passed as positional arguments. The following "
+     "argument value should be passed as a keyword argument: 1.0 (of type <class 'float'>)"),
     ("tf.keras.layers.Conv2D(2, 3, data_format='channels_first')(tf.ones((1, 3, 5, 5)))",
      "UnimplementedError: Exception encountered when calling Conv2D.call()."),
     ("tf.keras.layers.Conv2DTranspose(2, 3, data_format='channels_first')(tf.ones((1, 3, 5, 5)))",

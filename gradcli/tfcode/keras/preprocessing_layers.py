@@ -37,7 +37,7 @@ def _rescaling_init(it: Interpreter, obj: Instance, args, kwargs, node):
             "TypeError: Rescaling.__init__() missing 1 required positional argument: 'scale'",
             it.pos(node),
         )
-    obj.data.update(scale=b["scale"], offset=b["offset"])
+    obj.data.update(scale=b["scale"], offset=b["offset"], non_tensor_args=True)
     return None
 
 
@@ -92,7 +92,8 @@ def _normalization_init(it: Interpreter, obj: Instance, args, kwargs, node):
             f"({len(axis)}). Received: mean shape {mean_arr.shape} for axis {axis}",
             it.pos(node),
         )
-    obj.data.update(axis=axis, mean=mean_arr, variance=var_arr, invert=bool(b["invert"]))
+    obj.data.update(axis=axis, mean=mean_arr, variance=var_arr, invert=bool(b["invert"]),
+                    non_tensor_args=True)  # fmt: skip
     return None
 
 

@@ -184,6 +184,7 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
     from gradcli.tfcode.keras.functional import is_symbolic, symbolic_call
     from gradcli.tfcode.support import _flatten
 
+    _positional_tensors(it, obj, args, node)
     if any(is_symbolic(v) for v in _flatten([args, kwargs])):
         return symbolic_call(it, obj, args, kwargs, node)  # the functional API
     lay = obj.layer
@@ -225,6 +226,24 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
         return out
     finally:
         st.training.pop()
+
+
+def _positional_tensors(it: Interpreter, obj: Instance, args, node) -> None:
+    """Keras 3's Layer.__call__ takes only tensors positionally (`layer(x, True)` and
+    `layer([[1.0, 2.0]])` are its ValueError; preprocessing layers allow other values)."""
+    from gradcli.runtime.errors import GradcliError
+    from gradcli.tfcode.support import _flatten
+
+    if obj.data.get("non_tensor_args"):
+        return
+    for arg in _flatten(list(args)):
+        if isinstance(arg, (bool, int, float, str)):
+            raise GradcliError(
+                "ValueError: Only input tensors may be passed as positional arguments. The "
+                f"following argument value should be passed as a keyword argument: {arg} "
+                f"(of type {type(arg)})",
+                it.pos(node),
+            )
 
 
 class scoped:
