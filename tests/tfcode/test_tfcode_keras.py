@@ -177,8 +177,6 @@ def test_the_untracked_variable_is_named_in_a_note():
 # (code after "import tensorflow as tf", the construct named, its line)
 REFUSED = [
     ("x = tf.keras.layers.Conv3DTranspose(4, 3)", "tf.keras.layers.Conv3DTranspose", 2),
-    ("x = tf.keras.layers.Conv2D(4, 3, groups=2, data_format='channels_first')",
-     "groups=2, data_format='channels_first'", 2),
     ("x = tf.keras.layers.UpSampling2D(interpolation='bicubic')",
      "interpolation='bicubic'", 2),
     ("x = tf.keras.layers.Normalization()", "Normalization without mean=", 2),

@@ -16,8 +16,9 @@ Keras 3 on TensorFlow 2.21 (verified with Keras 3.15.1):
   called (after building the kernel from the channels at axis 1); pooling transposes to
   channels_last, pools and transposes back; the global pools reduce axes 2.. instead.
 - groups=g (Conv1D/Conv2D): kernel (*kernel_size, in // g, filters), Keras runs one grouped
-  convolution (XLA); the reader computes each group's convolution on its slice of the
-  channels with its filters // g filters, concatenated in order (the same sums).
+  convolution (XLA, which takes channels_first too); the reader computes each group's
+  convolution on its slice of the channels with its filters // g filters, concatenated in
+  order (the same sums; channels_first between two transposes).
 """
 
 from __future__ import annotations
@@ -145,8 +146,6 @@ def _conv_init(rank: int, transpose: bool = False):
                 it.pos(node),
             )
         fmt = _data_format(it, b.get("data_format"), node)
-        if fmt == "channels_first" and groups != 1:
-            it.refuse(node, f"{obj.cls.name}(groups={groups}, data_format='channels_first')")
         from gradcli.tfcode.keras.library import activation
 
         d = obj.data
@@ -227,9 +226,10 @@ def _conv_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if len(xs) != d["rank"] + 2:
         it.refuse(node, f"a {obj.cls.name} on a rank-{len(xs)} input")
     if d.get("data_format") == "channels_first":
-        if d["rank"] != 3:
+        if d["rank"] != 3 and d.get("groups", 1) == 1:
             _nchw_error(it, obj, node)
-        # Keras runs channels_first Conv3D through XLA: the same sums as channels_last
+        # Keras runs channels_first Conv3D and grouped convolutions through XLA: the same
+        # sums as channels_last
         d = {**d, "data_format": "channels_last"}
         inner = Instance(obj.cls, obj.attrs, obj.layer, d)
         y = _conv_call(it, inner, [transpose_last(it, x, node)], {}, node)
