@@ -1,5 +1,5 @@
-"""Keras's preprocessing layers the reader reads: Rescaling and Normalization with given
-statistics.
+"""Keras's preprocessing layers the reader reads: Rescaling, Normalization with given
+statistics, CenterCrop.
 
 Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
 - Rescaling(scale, offset=0.0) is cast(x, float32) * scale + offset (integer images too).
@@ -7,6 +7,9 @@ Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
   (x - mean) / maximum(sqrt(variance), 1e-7), the statistics as float32 constants broadcast
   over the kept axes (no weights); invert=True gives mean + x * maximum(sqrt(variance),
   1e-7). adapt() (statistics computed from data) is not read.
+- CenterCrop(height, width) casts to float32 and slices the centred window (start
+  (size - crop) // 2 on each axis); a crop larger than the image makes Keras resize it
+  (smart_resize), which is refused.
 """
 
 from __future__ import annotations
@@ -132,6 +135,47 @@ def _normalization_call(it: Interpreter, obj: Instance, args, kwargs, node):
     return it.op_call("div", [it.op_call("sub", [x, mean], {}, node), scale], {}, node)
 
 
+def _center_crop_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """CenterCrop(height, width, data_format=None)."""
+    from gradcli.tfcode.keras.shape_layers import data_format
+
+    b = bind(it, obj, args, kwargs, node, ("height", "width", "data_format"), {})
+    for k in ("height", "width"):
+        if not _int(b.get(k)) or b[k] <= 0:
+            it.refuse(node, f"CenterCrop({k}={_describe(b.get(k))})", "give a positive int")
+    obj.data.update(height=b["height"], width=b["width"], non_tensor_args=True,
+                    data_format=data_format(it, b.get("data_format"), node))  # fmt: skip
+    return None
+
+
+def _center_crop_call(it: Interpreter, obj: Instance, args, kwargs, node):
+    """cast(x, float32), then the centred height x width window (start (size - crop) // 2);
+    an image smaller than the crop is resized by Keras (smart_resize): refused."""
+    d = obj.data
+    x = tensor_arg(it, obj, args, kwargs, node)
+    dtype = d.get("dtype", "float32")
+    if it.g[it.tensor_id(x, read=False)].dtype != dtype:
+        x = it.op_call("cast", [x], {"dtype": dtype}, node)
+    xs = shape(it, x)
+    if len(xs) not in (3, 4):
+        it.refuse(node, f"a CenterCrop on a rank-{len(xs)} input")
+    first = d["data_format"] == "channels_first"
+    h_axis = len(xs) - (2 if first else 3)
+    index = [slice(None)] * len(xs)
+    for axis, size in ((h_axis, d["height"]), (h_axis + 1, d["width"])):
+        if xs[axis] < size:
+            it.refuse(node, "a CenterCrop larger than its image",
+                      "Keras resizes such images (smart_resize), which is not read")  # fmt: skip
+        start = (xs[axis] - size) // 2
+        index[axis] = slice(start, start + size)
+    return it.subscript(node, x, tuple(index))
+
+
+CENTER_CROP = Class(
+    "CenterCrop",
+    (LAYER,),
+    {"__init__": Builtin(_center_crop_init), "call": Builtin(_center_crop_call)},
+)
 RESCALING = Class(
     "Rescaling", (LAYER,), {"__init__": Builtin(_rescaling_init), "call": Builtin(_rescaling_call)}
 )
@@ -146,4 +190,5 @@ NORMALIZATION = Class(
 )
 
 # keras.<name> -> class (registered in keras/__init__.py's CLASSES)
-CLASSES = {"layers.Rescaling": RESCALING, "layers.Normalization": NORMALIZATION}
+CLASSES = {"layers.Rescaling": RESCALING, "layers.Normalization": NORMALIZATION,
+           "layers.CenterCrop": CENTER_CROP}  # fmt: skip

@@ -1,9 +1,10 @@
 # values: exact
-# note: a Sequential starting with an InputLayer: Rescaling, Normalization with given statistics, ZeroPadding2D, UpSampling2D (nearest), Cropping2D, Permute, Flatten, Dense with fixed weights; then RepeatVector, UpSampling1D, ZeroPadding1D, Cropping1D, Identity, and channels_first UpSampling2D, ZeroPadding2D and Cropping2D on a watched tensor
+# note: CenterCrop (channels_last and channels_first); a Sequential starting with an InputLayer: Rescaling, Normalization with given statistics, ZeroPadding2D, UpSampling2D (nearest), Cropping2D, Permute, Flatten, Dense with fixed weights; then RepeatVector, UpSampling1D, ZeroPadding1D, Cropping1D, Identity, and channels_first UpSampling2D, ZeroPadding2D and Cropping2D on a watched tensor
 # expect: call 0 source #0: connected
 # expect: call 0 source #1: connected
 # expect: call 1 source v: connected
 # expect: call 1 source img: connected
+# expect: call 2 source images: connected
 import tensorflow as tf
 
 model = tf.keras.Sequential([
@@ -43,3 +44,9 @@ with tf.GradientTape() as tape:
     loss = tf.reduce_sum(seq * weights) + tf.reduce_sum(cropped * cropped * tf.range(5, dtype=tf.float32))
 print(seq.shape, up.shape, padded.shape, cropped.shape)
 print(tape.gradient(loss, [v, img]))
+
+with tf.GradientTape() as tape:
+    tape.watch(images)
+    crop = tf.keras.layers.CenterCrop(1, 2)(images) + tf.keras.layers.CenterCrop(2, 1, data_format="channels_first")(images)
+    loss = tf.reduce_sum(crop * crop)
+print(crop.shape, tape.gradient(loss, images))
