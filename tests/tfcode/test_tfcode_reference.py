@@ -75,6 +75,7 @@ READ = [
     "keras_layers_activations", "keras_layers_merge_functions", "keras_layers_reshaping",
     "keras_layers_grouped_conv", "keras_layers_channels_first", "keras_layers_noise",
     "keras_layers_activity_regularization", "keras_layers_transpose_bilinear", "keras_layers_3d",
+    "keras_layers_second_order",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

@@ -9,8 +9,9 @@ Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
 - UpSampling1D(size=2) repeats along the steps; UpSampling2D(size=(2, 2), data_format,
   interpolation='nearest') repeats rows then columns (channels_first: transposed to
   channels_last and back); 'bilinear' is tf.image.resize's half-pixel bilinear
-  interpolation (read as one interpolation matrix per axis); the other interpolations are
-  refused.
+  interpolation (read as one interpolation matrix per axis; its gradient, ResizeBilinearGrad,
+  is NotDifferentiable in TensorFlow, so no second derivative passes through it); the other
+  interpolations are refused.
 - ZeroPadding1D/2D are tf.pad with zeros on the steps (rows, columns) axes; Cropping1D/2D
   slice them (Keras's ValueError when the cropping is not smaller than the axis).
 - Identity returns its input.
@@ -28,6 +29,7 @@ from gradcli.tfcode.keras.functional import INPUT_LAYER
 from gradcli.tfcode.keras.layers import LAYER
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.support import Raises, _describe
+from gradcli.tfcode.values import Tensor
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -220,14 +222,40 @@ def _bilinear_weights(n_in: int, n_out: int) -> np.ndarray:
 
 def _bilinear(it: Interpreter, x, size: tuple, node):
     """tf.image.resize(x, (h * size[0], w * size[1]), 'bilinear') (channels_last): each
-    spatial axis through its interpolation matrix (a constant), so the gradient is the
-    transposed map, as ResizeBilinearGrad's."""
+    spatial axis through its interpolation matrix (a constant). TensorFlow's gradient is
+    ResizeBilinearGrad, the transposed map, which is NotDifferentiable: a custom node whose
+    gradient is that map behind stop_gradient, so a second derivative through it is cut."""
+    from gradcli.core.graph import CUSTOM_OP, CUSTOM_PARAMS
+    from gradcli.tfcode.custom import CustomFunction, _function_key, _record
+
     _, h, w, _ = shape(it, x)
     dtype = it.g[it.tensor_id(x, read=False)].dtype
-    rows = it.leaf(_bilinear_weights(h, h * size[0]).astype(dtype), node)
-    cols = it.leaf(_bilinear_weights(w, w * size[1]).astype(dtype), node)
-    x = it.op_call("einsum", [rows, x], {"equation": "ah,nhwc->nawc"}, node)
-    return it.op_call("einsum", [cols, x], {"equation": "bw,nawc->nabc"}, node)
+    rows = _bilinear_weights(h, h * size[0]).astype(dtype)
+    cols = _bilinear_weights(w, w * size[1]).astype(dtype)
+    y = it.op_call("einsum", [it.leaf(rows, node), x], {"equation": "ah,nhwc->nawc"}, node)
+    y = it.op_call("einsum", [it.leaf(cols, node), y], {"equation": "bw,nawc->nabc"}, node)
+    param = it.tensor_id(x)
+    fn = CustomFunction(["images"], ["ResizeBilinearGrad"])
+    key = _function_key(it, "resize_bilinear", fn, node)
+    attrs = {"function": key, "grad": _resize_grad(rows, cols), CUSTOM_PARAMS: 1}
+    out = it.emit(CUSTOM_OP, [param, it.tensor_id(y)], attrs, node, record=False)
+    _record(it, out, [param])
+    return Tensor(out)
+
+
+def _resize_grad(rows: np.ndarray, cols: np.ndarray):
+    """ResizeBilinearGrad as the custom node's rule: dy through both matrices transposed,
+    then stop_gradient (TensorFlow registers no gradient for it)."""
+
+    def rule(b, node, g: int, i: int):
+        if i != 0:
+            return None
+        m_rows, m_cols = b.const(rows, like=g), b.const(cols, like=g)
+        t = b.emit("einsum", m_cols, g, equation="bw,nabc->nawc")
+        t = b.emit("einsum", m_rows, t, equation="ah,nawc->nhwc")
+        return b.emit("stop_gradient", t)
+
+    return rule
 
 
 # --- ZeroPadding, Cropping ---------------------------------------------------------------------
