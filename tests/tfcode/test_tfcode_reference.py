@@ -76,6 +76,9 @@ READ = [
     "keras_layers_grouped_conv", "keras_layers_channels_first", "keras_layers_noise",
     "keras_layers_activity_regularization", "keras_layers_transpose_bilinear", "keras_layers_3d",
     "keras_layers_second_order",
+    "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
+    "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
+    "data_keras_training_loop", "data_from_variables",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -84,6 +87,7 @@ RAISES_FIRST = {
     "tf1_optimizer_tensor_loss": "compute_gradients should be a function",
     "keras_embedding_out_of_range": "Embedding.call()",
     "keras_layers_conv_channels_first": "Conv2D.call()",
+    "data_map_numpy": "Cannot convert a symbolic tf.Tensor",
 }
 # refused for now, with the construct the error must name
 REFUSED: dict = {}
