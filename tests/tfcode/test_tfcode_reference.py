@@ -75,7 +75,7 @@ READ = [
     "keras_layers_activations", "keras_layers_merge_functions", "keras_layers_reshaping",
     "keras_layers_grouped_conv", "keras_layers_channels_first", "keras_layers_noise",
     "keras_layers_activity_regularization", "keras_layers_transpose_bilinear", "keras_layers_3d",
-    "keras_layers_second_order",
+    "keras_layers_second_order", "keras_layers_activation_argument",
     "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
     "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
     "data_keras_training_loop", "data_from_variables",

@@ -160,7 +160,7 @@ def _conv_init(rank: int, transpose: bool = False):
             padding=_padding(
                 it, b["padding"], node, CAUSAL if rank == 1 and not transpose else ("valid", "same")
             ),
-            activation=activation(it, b.get("activation"), node),
+            activation=activation(it, b.get("activation"), node, obj),
             use_bias=bool(b["use_bias"]),
             kernel_initializer=initializers.get(
                 it, b.get("kernel_initializer"), node, default="glorot_uniform"

@@ -228,7 +228,7 @@ def _activation_init(it: Interpreter, obj: Instance, args, kwargs, node):
     b = bind(it, obj, args, kwargs, node, ("activation",), {})
     if "activation" not in b:
         it.refuse(node, "Activation() without an activation")
-    obj.data["activation"] = activation(it, b["activation"], node)
+    obj.data["activation"] = activation(it, b["activation"], node, obj)
     return None
 
 

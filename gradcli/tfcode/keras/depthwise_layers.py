@@ -96,7 +96,7 @@ def _init(rank: int, separable: bool):
             dilation_rate=tuple_arg(it, b["dilation_rate"], rank, "dilation_rate", node),
             padding=_padding(it, b["padding"], node),
             data_format=_data_format(it, b.get("data_format"), node),
-            activation=activation(it, b.get("activation"), node),
+            activation=activation(it, b.get("activation"), node, obj),
             use_bias=bool(b["use_bias"]),
             inits={
                 k: initializers.get(it, b.get(f"{k}_initializer"), node, default)

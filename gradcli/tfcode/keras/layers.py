@@ -387,7 +387,7 @@ def _dense_init(it: Interpreter, obj: Instance, args, kwargs, node):
 
     obj.data.update(
         units=units,
-        activation=activation(it, bound.get("activation"), node),
+        activation=activation(it, bound.get("activation"), node, obj),
         use_bias=bool(bound.get("use_bias", True)),
         kernel_initializer=initializers.get(it, bound.get("kernel_initializer"), node,
                                             default="glorot_uniform"),

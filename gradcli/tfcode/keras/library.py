@@ -92,9 +92,10 @@ def _option_order(name: str) -> tuple:
             "leaky_relu": ("negative_slope",)}.get(name, ())  # fmt: skip
 
 
-def activation(it: Interpreter, value, node):
-    """A layer's activation= argument: None, a name, keras.activations.X, tf.nn.X or a def:
-    a function (it, x, node) -> tensor, or None for the identity."""
+def activation(it: Interpreter, value, node, owner: Instance | None = None):
+    """A layer's activation= argument: None, a name, keras.activations.X, tf.nn.X, a def or
+    a layer (which Keras tracks as owner's sub-layer `activation`): a function
+    (it, x, node) -> tensor, or None for the identity."""
     from gradcli.tfcode.values import Module
 
     if value is None or value == "linear":
@@ -112,6 +113,12 @@ def activation(it: Interpreter, value, node):
         return lambda it_, x, at: it_.call_api(value.path, [x], {}, at, None)
     if isinstance(value, PyFunction):
         return lambda it_, x, at: it_.call_function(value, [x], {}, at)
+    if isinstance(value, Instance) and value.layer is not None:  # activation=LeakyReLU(0.2)
+        from gradcli.tfcode.keras.protocol import call_object
+
+        if owner is not None:  # self.activation = the layer: its weights are owner's too
+            owner.attrs["activation"] = value
+        return lambda it_, x, at: call_object(it_, value, [x], {}, at)
     it.refuse(node, f"activation={_describe(value)}")
 
 
