@@ -24,6 +24,7 @@ from gradcli.tfcode.keras import noise_layers as _noise_layers
 from gradcli.tfcode.keras import preprocessing_layers as _preprocessing_layers
 from gradcli.tfcode.keras import regularizers as _regularizers
 from gradcli.tfcode.keras import shape_layers as _shape_layers
+from gradcli.tfcode.keras.callbacks import CALLBACKS, METRICS
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
 from gradcli.tfcode.keras.functional import keras_input
@@ -73,6 +74,8 @@ CLASSES = {
     **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
     **_depthwise_layers.CLASSES, **_noise_layers.CLASSES, **_preprocessing_layers.CLASSES,
     **_conv_transpose.CLASSES, **_layers3d.CLASSES,
+    **{f"callbacks.{n}": c for n, c in CALLBACKS.items()},
+    **{f"metrics.{n}": c for n, c in METRICS.items()},
 }  # fmt: skip
 # keras.<name> -> a function(it, args, kwargs, node) (keras.layers.add, ...)
 FUNCTIONS = {**_merging.FUNCTIONS}
