@@ -17,6 +17,7 @@ from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (r
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.tf1 import SCATTER_METHODS
 from gradcli.tfcode.tf1 import SPECIAL as TF1_SPECIAL
+from gradcli.tfcode.tf1_graph import created
 from gradcli.tfcode.values import (
     NP,
     TF,
@@ -68,7 +69,9 @@ def _variable(it: Interpreter, args, kwargs, node):
         it.refuse(node, "trainable= that is not True or False")
     leaf = it.leaf(arr, node)
     label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
-    return Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
+    var = Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
+    created(it, var)  # the collections; graph mode's unique name (tf1_graph.py)
+    return var
 
 
 def _constant(it: Interpreter, args, kwargs, node):

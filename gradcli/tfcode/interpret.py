@@ -377,6 +377,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
                 "a gradient that tf.gradients returned as None (unconnected) is among the "
                 "fetches: fetch only the gradients that are not None",
             )
+        if isinstance(fetches, (list, tuple)):  # a train op among them gives None
+            return type(fetches)(None if isinstance(f, GraphOp) else f for f in fetches)
         return fetches
 
     def call_method(self, m: Method, args, kwargs, node, scope):

@@ -72,6 +72,8 @@ READ = [
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
     "keras_fit_regularizers",
+    "tf1_graph_minimize", "tf1_graph_compute_gradients_unused", "tf1_graph_argmax_loss",
+    "tf1_graph_get_variable_default", "tf1_optimizer_watched_variables",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

@@ -1,0 +1,223 @@
+"""TF1 graph mode's bookkeeping: variable collections, graph names, graph-mode optimizers.
+
+TensorFlow 2.21 (verified with tools/tf_code_reference.py and a scratch TensorFlow):
+- every tf.Variable / get_variable joins the graph's collections in creation order:
+  `tf.compat.v1.global_variables()` lists them all, `trainable_variables()` the trainable
+  ones (eagerly both are empty: eager TensorFlow keeps no collections);
+- in graph mode a variable's name is unique in the graph: `tf.Variable()` is `Variable`,
+  `Variable_1`, ..., prefixed by the open name scopes (a variable_scope opens the name scope
+  of its name, made unique: entering `layer` twice gives `layer` then `layer_1`);
+  `get_variable` names it by the variable scope alone (`layer/w`);
+- `optimizer.compute_gradients(loss, var_list=None)` with a tensor loss (graph mode) is
+  tf.gradients(loss, var_list) with var_list defaulting to the trainable variables, and
+  returns [(gradient or None, variable), ...]; an empty list is ValueError "No variables to
+  optimize."; a loss whose dtype is not a float is ValueError "Invalid type ..."; `minimize`
+  raises "No gradients provided for any variable, ..." when every gradient is None and
+  otherwise returns an operation (Session.run gives None for it).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gradcli.core.problem import NONE
+from gradcli.tfcode.support import Raises, Refused, _describe, _flatten
+from gradcli.tfcode.values import GraphOp, Tensor, Unknown, Variable, first_opaque
+
+DEFAULT_SOURCES = "tf.compat.v1.trainable_variables()"  # how default var_lists are named
+FLOATS = "[tf.float32, tf.float64, tf.float16, tf.bfloat16]"  # the optimizers' valid dtypes
+# TensorFlow's default op names for the registry ops a loss usually ends in (graph mode);
+# Python operators name theirs in lower case (x * y is "mul", x / y "truediv")
+OPERATOR_NAMES = {"add": "add", "sub": "sub", "mul": "mul", "div": "truediv", "pow": "pow",
+                  "neg": "Neg", "matmul": "MatMul"}  # fmt: skip
+
+
+def _state(it) -> dict:
+    from gradcli.tfcode.tf1 import _state as tf1_state
+
+    state = tf1_state(it)
+    state.setdefault("variables", [])  # every variable, in creation order
+    state.setdefault("names", {})  # the graph's names in use (lower case) -> next suffix
+    state.setdefault("name_scopes", [])  # the open name scopes' full names
+    return state
+
+
+def unique_name(it, name: str) -> str:
+    """The graph's unique name for `name` (TensorFlow's: name, name_1, name_2 ...; names
+    compare in lower case)."""
+    used = _state(it)["names"]
+    key = name.lower()
+    i = used.get(key, 0)
+    used[key] = i + 1
+    if i == 0:
+        return name
+    base = key
+    while key in used:
+        key = f"{base}_{i}"
+        i += 1
+    used[key] = 1
+    return f"{name}_{i - 1}"
+
+
+def scoped(it, name: str) -> str:
+    """`name` inside the open name scopes (not yet made unique)."""
+    scopes = _state(it)["name_scopes"]
+    return f"{scopes[-1]}/{name}" if scopes else name
+
+
+def enter_name_scope(it, name: str | None) -> None:
+    """A name scope opens (graph mode: its unique full name; eagerly: nothing)."""
+    if not it.graph_mode:
+        return
+    scopes = _state(it)["name_scopes"]
+    if name is None or name == "":
+        scopes.append(scopes[-1] if scopes else "")
+    elif name.endswith("/"):  # an absolute scope name, used as given
+        scopes.append(name[:-1])
+    else:
+        scopes.append(unique_name(it, scoped(it, name)))
+
+
+def exit_name_scope(it) -> None:
+    if it.graph_mode:
+        _state(it)["name_scopes"].pop()
+
+
+def created(it, var: Variable) -> None:
+    """A new tf.Variable: listed in the collections; in graph mode named uniquely."""
+    _state(it)["variables"].append(var)
+    if it.graph_mode:
+        var.tf_name = unique_name(it, scoped(it, var.tf_name or "Variable"))
+
+
+def renamed(it, var: Variable, full: str) -> None:
+    """get_variable's variable: named by its variable scope alone."""
+    if it.graph_mode:
+        var.tf_name = full
+        _state(it)["names"].setdefault(full.lower(), 1)
+
+
+def collection(it, trainable: bool, scope=None) -> list:
+    """tf.compat.v1.trainable_variables()/global_variables(scope=None): the graph's variables
+    in creation order (eagerly: [], as TensorFlow keeps no collections)."""
+    import re
+
+    if not it.graph_mode:
+        return []
+    out = [v for v in _state(it)["variables"] if v.trainable or not trainable]
+    if scope is not None:
+        out = [v for v in out if re.match(scope, v.tf_name or "")]
+    return out
+
+
+def _collection_function(trainable: bool):
+    def call(it, args, kwargs, node):
+        scope = args[0] if args else kwargs.get("scope")
+        if scope is not None and not isinstance(scope, str):
+            it.refuse(node, f"the scope {_describe(scope)}", "give a string")
+        return collection(it, trainable, scope)
+
+    return call
+
+
+def variable_text(it, var: Variable) -> str:
+    """str(variable) in graph mode: <tf.Variable 'w:0' shape=(2,) dtype=float32>."""
+    n = it.g[var.value]
+    return f"<tf.Variable '{var.tf_name or 'Variable'}:0' shape={tuple(n.shape)} dtype={n.dtype}>"
+
+
+def op_name(it, i: int) -> str:
+    """The graph name TensorFlow gives the op computing node i (best effort: its default
+    name, made unique by the earlier nodes of the same name; name scopes are not known)."""
+    from gradcli.tfcode.api_raw_ops import SOURCES
+    from gradcli.tfcode.api_table import lookup
+
+    names = dict(OPERATOR_NAMES)
+    for raw, (path, _) in SOURCES.items():
+        row = lookup(path)
+        if row is not None:
+            names.setdefault(row.op, raw)
+    names.update({"sum": "Sum", "mean": "Mean", "max": "Max", "min": "Min", "prod": "Prod"})
+    g = it.g
+    name = names.get(g[i].op, g[i].op)
+    count = sum(1 for j in range(i) if names.get(g[j].op, g[j].op).lower() == name.lower())
+    return name if count == 0 else f"{name}_{count}"
+
+
+def tensor_text(it, value) -> str:
+    """str(tensor) in graph mode: Tensor("Sum:0", shape=(), dtype=float32)."""
+    if isinstance(value, Variable):
+        return variable_text(it, value)
+    n = it.g[value.id]
+    return f'Tensor("{op_name(it, value.id)}:0", shape={tuple(n.shape)}, dtype={n.dtype})'
+
+
+def graph_gradients(it, method: str, bound: dict, node):
+    """Graph mode's optimizer.compute_gradients/minimize(loss tensor, var_list=None, ...):
+    one gradient call, as tf.gradients(loss, var_list) at the loss's feeds."""
+    from gradcli.tfcode.calls import CallKind, _compute, arg_asts
+    from gradcli.tfcode.keras.optimizers_v1 import PARAMS
+
+    params = PARAMS[method]
+    loss, var_list = bound.get("loss"), bound.get("var_list")
+    if isinstance(loss, Unknown) and first_opaque([loss]) is None:
+        raise Refused()
+    if not isinstance(loss, (Tensor, Variable, Unknown)):
+        it.refuse(node, f"{method} of {_describe(loss)}", "give the loss tensor")
+    if isinstance(loss, (Tensor, Variable)):
+        dtype = it.g[it.tensor_id(loss, read=False)].dtype
+        if dtype not in ("float32", "float64"):
+            message = f"Invalid type tf.{dtype} for {_tensor_name(it, loss)}, expected: {FLOATS}."
+            raise Raises("ValueError", message, it.pos(node), "the loss must be a float tensor")
+    asts = arg_asts(node, params)
+    if var_list is None:
+        variables = collection(it, True)
+        sources = list(variables)
+        names = [f"{DEFAULT_SOURCES}[{k}]" for k in range(len(variables))]
+        source_ast = ast.List([ast.parse(n, mode="eval").body for n in names], ast.Load())
+    else:
+        variables = _flatten([var_list])
+        sources, source_ast = var_list, asts[params.index("var_list")]
+    for v in variables:
+        if isinstance(v, Unknown):
+            raise Refused()
+        if not isinstance(v, Variable):
+            it.refuse(node, f"{method}(..., var_list=) holding {_describe(v)}")
+    if not variables:
+        raise Raises("ValueError", "No variables to optimize.", it.pos(node))
+    seeds = bound.get("grad_loss")
+    kind = CallKind(method)
+    before = len(it.calls)
+    grads = _compute(it, None, node, kind, loss, sources, seeds, NONE, [asts[0], source_ast])
+    grads = _flatten([grads])
+    if var_list is None and len(it.calls) > before:
+        listed = ", ".join(f"[{k}] {v.label} (line {v.pos.line})" for k, v in enumerate(variables))
+        it.calls[-1].notes.append(
+            f"var_list defaults to {DEFAULT_SOURCES}, every trainable variable made so far, in "
+            f"creation order: {listed}"
+        )
+    if method == "compute_gradients":
+        return list(zip(grads, variables))
+    if all(g is None for g in grads):
+        texts = [variable_text(it, v) for v in variables]
+        raise Raises(
+            "ValueError",
+            "No gradients provided for any variable, check your graph for ops that do not "
+            f"support gradients, between variables {texts!r} and loss {tensor_text(it, loss)}.",
+            it.pos(node),
+            "every gradient is None: the call's explanation names each one's cause",
+        )
+    return GraphOp(method)
+
+
+def _tensor_name(it, value) -> str:
+    if isinstance(value, Variable):
+        return f"{value.tf_name or 'Variable'}:0"
+    return f"{op_name(it, value.id)}:0"
+
+
+SPECIAL = {
+    "tf.compat.v1.trainable_variables": _collection_function(True),
+    "tf.compat.v1.global_variables": _collection_function(False),
+    "tf.compat.v1.all_variables": _collection_function(False),
+}
