@@ -216,7 +216,59 @@ def _tensor_name(it, value) -> str:
     return f"{op_name(it, value.id)}:0"
 
 
+def _global_step(create: bool | None):
+    """tf.compat.v1.train.get_or_create_global_step() (create None), create_global_step()
+    (True), get_global_step() (False: None until one exists): an int64 scalar variable
+    "global_step", not trainable (the optimizers' global_step= is read and ignored)."""
+
+    def call(it, args, kwargs, node):
+        import numpy as np
+
+        from gradcli.tfcode.builtins import _variable
+
+        state = _state(it)
+        old = state.get("global_step")
+        if old is not None and create is True:
+            raise Raises("ValueError", '"global_step" already exists.', it.pos(node))
+        if old is not None or create is False:
+            return old
+        var = _variable(it, [np.int64(0)], {"trainable": False, "name": "global_step"}, node)
+        state["global_step"] = var
+        return var
+
+    return call
+
+
+def _exponential_decay(it, args, kwargs, node):
+    """tf.compat.v1.train.exponential_decay(learning_rate, global_step, decay_steps,
+    decay_rate, staircase=False): its value now (a constant: nothing differentiates it)."""
+    import math
+
+    import numpy as np
+
+    names = ("learning_rate", "global_step", "decay_steps", "decay_rate", "staircase", "name")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    values = {}
+    for k in ("learning_rate", "global_step", "decay_steps", "decay_rate"):
+        v = bound.get(k)
+        if isinstance(v, Unknown):
+            raise Refused()
+        values[k] = float(it.as_array(v, node).reshape(())) if v is not None else None
+    if None in values.values():
+        it.refuse(node, "exponential_decay without all four of its arguments")
+    p = values["global_step"] / values["decay_steps"]
+    if bound.get("staircase"):
+        p = math.floor(p)
+    rate = values["learning_rate"] * values["decay_rate"] ** p
+    return it.leaf(np.asarray(rate, dtype="float32"), node)
+
+
 SPECIAL = {
+    "tf.compat.v1.train.get_or_create_global_step": _global_step(None),
+    "tf.compat.v1.train.create_global_step": _global_step(True),
+    "tf.compat.v1.train.get_global_step": _global_step(False),
+    "tf.compat.v1.train.exponential_decay": _exponential_decay,
     "tf.compat.v1.trainable_variables": _collection_function(True),
     "tf.compat.v1.global_variables": _collection_function(False),
     "tf.compat.v1.all_variables": _collection_function(False),
