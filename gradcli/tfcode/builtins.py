@@ -13,7 +13,10 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
+from gradcli.tfcode.numpy_values import FIXES as NUMPY_FIXES
+from gradcli.tfcode.numpy_values import SPECIAL as NUMPY_SPECIAL
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
+from gradcli.tfcode.random_values import _random, _seed, _tf_random
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.tf1 import SCATTER_METHODS
 from gradcli.tfcode.tf1 import SPECIAL as TF1_SPECIAL
@@ -155,69 +158,6 @@ def _eye(it: Interpreter, args, kwargs, node):
     if not isinstance(n, int):
         it.refuse(node, "tf.eye with a non-constant size")
     return it.leaf(np.eye(n, m, dtype=dtype), node)
-
-
-def _random(dist: str):
-    """np.random.*: gradcli's own seeded generator (numbers differ from NumPy's)."""
-
-    def make(it: Interpreter, args, kwargs, node):
-        shape = tuple(args) if dist in ("randn", "rand") else _opt(args, kwargs, 2, "size", ())
-        shape = _shape(it, shape if shape is not None else (), node)
-        if dist in ("normal", "randn"):
-            mean = _opt(args, kwargs, 0, "loc", 0.0)
-            std = _opt(args, kwargs, 1, "scale", 1.0)
-            arr = it.rng.normal(mean, std, shape)
-        else:
-            low = _opt(args, kwargs, 0, "low", 0.0)
-            high = _opt(args, kwargs, 1, "high", 1.0)
-            arr = it.rng.uniform(low, high, shape)
-        return it.leaf(arr.astype("float64"), node, NP)
-
-    return make
-
-
-TF_RANDOM = {  # tf.random.normal/uniform: parameters in order, and the two tensor ones
-    "normal": (("shape", "mean", "stddev", "dtype", "seed", "name"), ("mean", "stddev")),
-    "uniform": (("shape", "minval", "maxval", "dtype", "seed", "name"), ("minval", "maxval")),
-}
-
-
-def _seed(it: Interpreter, seed, node) -> int:
-    """An op seed: the given integer, else the next one from the reader's generator (so
-    unseeded calls draw different numbers, as TensorFlow's stream does)."""
-    if seed is None:
-        return int(it.rng.integers(2**31))
-    if isinstance(seed, int) and not isinstance(seed, bool):
-        return seed
-    it.refuse(node, f"the seed {_describe(seed)}", "give a Python integer")
-
-
-def _tf_random(dist: str):
-    """tf.random.normal/uniform as gradcli's random_normal/random_uniform ops: draws * stddev +
-    mean and draws * (maxval - minval) + minval, so tensor arguments get TensorFlow's
-    gradients; the draws come from gradcli's generator."""
-    params, (low, high) = TF_RANDOM[dist]
-
-    def make(it: Interpreter, args, kwargs, node):
-        if len(args) > len(params):
-            message = f"TypeError: tf.random.{dist} takes at most 6 arguments"
-            raise GradcliError(message, it.pos(node))
-        bound = dict(zip(params, args))
-        for k, v in kwargs.items():
-            if k not in params:
-                it.refuse(node, f"tf.random.{dist}(..., {k}=...)")
-            bound[k] = v
-        shape = _shape(it, bound.get("shape", ()), node)
-        dtype = _dtype_arg(it, bound.get("dtype"), node) or "float32"
-        if dtype not in ("float32", "float64"):
-            it.refuse(node, f"tf.random.{dist} with dtype {dtype}")
-        lo, hi = bound.get(low), bound.get(high)
-        operands = [0.0 if lo is None else lo, 1.0 if hi is None else hi]
-        attrs = {"shape": shape, "dtype": dtype, "seed": _seed(it, bound.get("seed"), node)}
-        ids = it.convert(operands, node, default=dtype)
-        return Tensor(it.emit(f"random_{dist}", ids, attrs, node), TF)
-
-    return make
 
 
 def _dropout(it: Interpreter, args, kwargs, node):
@@ -416,6 +356,7 @@ SPECIAL = {
     "tf.TensorArray": _tensor_array,
     "tf.TensorShape": _ignored,  # shape_invariants: read, not needed
     **TF1_SPECIAL,
+    **NUMPY_SPECIAL,
     **PYTHON_BUILTINS,
 }
 LEAVE_FIX = {
@@ -433,7 +374,7 @@ for _n in api.NP:
 LEAVE_FIX.update({"np.mean": "use tf.reduce_mean", "np.sum": "use tf.reduce_sum",
                   "np.max": "use tf.reduce_max", "np.min": "use tf.reduce_min",
                   "np.prod": "use tf.reduce_prod", "np.power": "use tf.pow",
-                  "np.dot": "use tf.matmul or tf.tensordot"})  # fmt: skip
+                  "np.dot": "use tf.matmul or tf.tensordot", **NUMPY_FIXES})  # fmt: skip
 TENSOR_METHODS = {"numpy", "item", "tolist", "read_value", "value", "get_shape", "__float__",
                   "astype"}  # fmt: skip
 VARIABLE_METHODS = {"assign", "assign_add", "assign_sub", *SCATTER_METHODS}

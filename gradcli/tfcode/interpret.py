@@ -41,6 +41,7 @@ from gradcli.tfcode.support import (
 from gradcli.tfcode.tensors import TensorMixin
 from gradcli.tfcode.values import (
     UNKNOWN,
+    DType,
     GraphOp,
     Method,
     Module,
@@ -340,6 +341,10 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             return self.call_api(func.path, args, kwargs, node, scope)
         if isinstance(func, OBJECTS):  # a class, an instance or a bound method
             return call_object(self, func, args, kwargs, node)
+        if isinstance(func, DType):  # np.float32(x)
+            from gradcli.tfcode.numpy_values import scalar_constructor
+
+            return scalar_constructor(self, func, args, kwargs, node)
         self.refuse(node, f"calling {_describe(func)}")
 
     def arguments(self, node: ast.Call, scope: Scope) -> tuple[list, dict]:
