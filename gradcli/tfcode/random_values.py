@@ -1,0 +1,119 @@
+"""Random values: np.random.normal/uniform/randn/rand and tf.random.normal/uniform, drawn
+from gradcli's seeded generator (numbers differ from NumPy's and TensorFlow's; snippets using
+them are `values: structure`).
+
+tf.random.uniform with an integer dtype (int32/int64) draws integers in [minval, maxval)
+(TensorFlow requires maxval then: ValueError "Must specify maxval for integer dtype tf.int32");
+an integer tensor has no gradient, so it is a constant of the program.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode.support import Raises, _describe
+from gradcli.tfcode.values import NP, TF, Tensor
+
+if TYPE_CHECKING:  # annotations only
+    from gradcli.tfcode.interpret import Interpreter
+
+
+def _random(dist: str):
+    """np.random.*: gradcli's own seeded generator (numbers differ from NumPy's)."""
+
+    def make(it: Interpreter, args, kwargs, node):
+        from gradcli.tfcode.builtins import _opt, _shape
+
+        shape = tuple(args) if dist in ("randn", "rand") else _opt(args, kwargs, 2, "size", ())
+        shape = _shape(it, shape if shape is not None else (), node)
+        if dist in ("normal", "randn"):
+            mean = _opt(args, kwargs, 0, "loc", 0.0)
+            std = _opt(args, kwargs, 1, "scale", 1.0)
+            arr = it.rng.normal(mean, std, shape)
+        else:
+            low = _opt(args, kwargs, 0, "low", 0.0)
+            high = _opt(args, kwargs, 1, "high", 1.0)
+            arr = it.rng.uniform(low, high, shape)
+        return it.leaf(arr.astype("float64"), node, NP)
+
+    return make
+
+
+TF_RANDOM = {  # tf.random.normal/uniform: parameters in order, and the two tensor ones
+    "normal": (("shape", "mean", "stddev", "dtype", "seed", "name"), ("mean", "stddev")),
+    "uniform": (("shape", "minval", "maxval", "dtype", "seed", "name"), ("minval", "maxval")),
+}
+
+
+def _seed(it: Interpreter, seed, node) -> int:
+    """An op seed: the given integer, else the next one from the reader's generator (so
+    unseeded calls draw different numbers, as TensorFlow's stream does)."""
+    if seed is None:
+        return int(it.rng.integers(2**31))
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        return seed
+    it.refuse(node, f"the seed {_describe(seed)}", "give a Python integer")
+
+
+def _tf_random(dist: str):
+    """tf.random.normal/uniform as gradcli's random_normal/random_uniform ops: draws * stddev +
+    mean and draws * (maxval - minval) + minval, so tensor arguments get TensorFlow's
+    gradients; the draws come from gradcli's generator."""
+    params, (low, high) = TF_RANDOM[dist]
+
+    def make(it: Interpreter, args, kwargs, node):
+        from gradcli.tfcode.builtins import _dtype_arg, _shape
+
+        if len(args) > len(params):
+            message = f"TypeError: tf.random.{dist} takes at most 6 arguments"
+            raise GradcliError(message, it.pos(node))
+        bound = dict(zip(params, args))
+        for k, v in kwargs.items():
+            if k not in params:
+                it.refuse(node, f"tf.random.{dist}(..., {k}=...)")
+            bound[k] = v
+        shape = _shape(it, bound.get("shape", ()), node)
+        dtype = _dtype_arg(it, bound.get("dtype"), node) or "float32"
+        if dist == "uniform" and dtype in ("int32", "int64"):
+            return _integer_uniform(it, bound, shape, dtype, node)
+        if dtype not in ("float32", "float64"):
+            it.refuse(node, f"tf.random.{dist} with dtype {dtype}")
+        lo, hi = bound.get(low), bound.get(high)
+        operands = [0.0 if lo is None else lo, 1.0 if hi is None else hi]
+        attrs = {"shape": shape, "dtype": dtype, "seed": _seed(it, bound.get("seed"), node)}
+        ids = it.convert(operands, node, default=dtype)
+        return Tensor(it.emit(f"random_{dist}", ids, attrs, node), TF)
+
+    return make
+
+
+def _integer_uniform(it: Interpreter, bound: dict, shape, dtype: str, node) -> Tensor:
+    """tf.random.uniform(shape, minval=0, maxval, dtype=tf.int32/int64): integers in
+    [minval, maxval) from gradcli's generator (TensorFlow's ValueError without maxval, its
+    TypeError for a minval or maxval that is not an integer)."""
+    if bound.get("maxval") is None:
+        message = f"Must specify maxval for integer dtype tf.{dtype}"
+        raise Raises("ValueError", message, it.pos(node))
+    bounds = []
+    for key, default in (("minval", 0), ("maxval", None)):
+        value = bound.get(key)
+        value = default if value is None else value
+        if isinstance(value, float):
+            message = f"Cannot convert {value!r} to EagerTensor of dtype {dtype}"
+            raise Raises("TypeError", message, it.pos(node))
+        arr = np.asarray(it.as_array(value, node))
+        if arr.dtype.kind not in "iu":
+            it.refuse(node, f"tf.random.uniform's {key}={_describe(value)} for dtype {dtype}")
+        bounds.append(arr.astype("int64"))
+    low, high = bounds
+    if np.any(high <= low):
+        raise Raises(
+            "InvalidArgumentError",
+            f"Need minval < maxval: {low} >= {high}",
+            it.pos(node),
+        )
+    arr = it.rng.integers(low, high, size=shape).astype(dtype)
+    return it.leaf(arr, node, TF)
