@@ -379,7 +379,7 @@ TENSOR_METHODS = {"numpy", "item", "tolist", "read_value", "value", "get_shape",
                   "astype"}  # fmt: skip
 VARIABLE_METHODS = {"assign", "assign_add", "assign_sub", *SCATTER_METHODS}
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
-          ast.MatMult: "matmul"}  # fmt: skip
+          ast.MatMult: "matmul", ast.Mod: "floormod", ast.FloorDiv: "floordiv"}  # fmt: skip
 PYOPS = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a**b, ast.FloorDiv: lambda a, b: a // b,

@@ -19,6 +19,7 @@ from gradcli.tfcode.builtins import (
     VARIABLE_METHODS,
 )
 from gradcli.tfcode.keras import MISSING, VALUES, get_attribute
+from gradcli.tfcode.numpy_values import ARRAY_METHODS
 from gradcli.tfcode.refusals import EXPRESSIONS
 from gradcli.tfcode.support import (
     Refused,
@@ -218,6 +219,8 @@ class ExpressionMixin:
                 return f"{obj.tf_name or 'Variable'}:0"
             if name in TENSOR_METHODS or (isinstance(obj, Variable) and name in VARIABLE_METHODS):
                 return Method(obj, name)
+            if name in ARRAY_METHODS and isinstance(obj, Tensor) and obj.kind == "np":
+                return Method(obj, name)  # a NumPy array's (numpy_values.py)
             self.refuse(node, f"the tensor attribute .{name}")
         if isinstance(obj, Tape):
             if name in ("gradient", "watch", "jacobian", "batch_jacobian", "reset",

@@ -428,6 +428,10 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             return obj if same else Tensor(self.emit("cast", [i], {"dtype": dtype}, node), obj.kind)
         if name == "get_shape":
             return tuple(self.g[self.tensor_id(obj, read=False)].shape)
+        if isinstance(obj, Tensor) and obj.kind == "np":  # a NumPy array's .reshape() ...
+            from gradcli.tfcode.numpy_values import array_method
+
+            return array_method(self, obj, name, args, kwargs, node)
         self.refuse(node, f"the method .{name}()")
 
 

@@ -210,6 +210,45 @@ def _tile(it, args, kwargs, node):
     return it.table_call("np.tile", ROWS["np.tile"], args, kwargs, node)
 
 
+def _arg(name: str):
+    """np.argmax/argmin(a, axis=None): without an axis NumPy takes the flat index."""
+
+    def call(it, args, kwargs, node):
+        from gradcli.tfcode.api_table import NP as ROWS
+
+        bound = _args(it, f"np.{name}", ("a", "axis", "out", "keepdims"), args, kwargs, node)
+        if bound.get("out") is not None or bound.get("keepdims"):
+            it.refuse(node, f"np.{name}(..., out=/keepdims=)")
+        a, axis = bound.get("a"), bound.get("axis")
+        if axis is None:
+            a = _np_op(it, "reshape", [a], {"shape": [-1]}, node, f"np.{name}")
+            axis = 0
+        return it.table_call(f"np.{name}", ROWS[f"np.{name}"], [a, axis], {}, node)
+
+    return call
+
+
+# a NumPy array's methods: numpy function of the same name (the array first)
+ARRAY_METHODS = {"reshape", "flatten", "ravel", "sum", "mean", "max", "min", "prod", "std",
+                 "var", "argmax", "argmin", "copy", "transpose", "squeeze"}  # fmt: skip
+
+
+def array_method(it, obj: Tensor, name: str, args, kwargs, node):
+    """arr.reshape(...), arr.sum(axis=...) ... of a NumPy array (kind np): NumPy's results."""
+    if name == "copy":
+        return obj
+    if name in ("flatten", "ravel"):
+        return _np_op(it, "reshape", [obj], {"shape": [-1]}, node, f"np.{name}")
+    if name in ("reshape", "transpose"):
+        shape = kwargs.get("shape", kwargs.get("axes"))
+        if shape is None:
+            shape = args[0] if len(args) == 1 and not isinstance(args[0], int) else list(args)
+        if name == "transpose" and not shape:
+            shape = None
+        return it.call_api(f"np.{name}", [obj, shape], {}, node, None)
+    return it.call_api(f"np.{name}", [obj, *args], kwargs, node, None)
+
+
 def scalar_constructor(it, dtype: DType, args, kwargs, node):
     """np.float32(x), np.int64(x) ...: a NumPy value of that dtype (a tensor leaves the tape;
     tf.float32(x) is TensorFlow's TypeError, a DType is not callable)."""
@@ -331,6 +370,8 @@ SPECIAL = {
     "np.hstack": _stacked("hstack"),
     "np.where": _where,
     "np.tile": _tile,
+    "np.argmax": _arg("argmax"),
+    "np.argmin": _arg("argmin"),
     "np.random.randint": _randint,
     "np.random.random": _random_sample("random"),
     "np.random.random_sample": _random_sample("random"),
