@@ -27,16 +27,25 @@ def _random(dist: str):
     def make(it: Interpreter, args, kwargs, node):
         from gradcli.tfcode.builtins import _opt, _shape
 
-        shape = tuple(args) if dist in ("randn", "rand") else _opt(args, kwargs, 2, "size", ())
-        shape = _shape(it, shape if shape is not None else (), node)
-        if dist in ("normal", "randn"):
-            mean = _opt(args, kwargs, 0, "loc", 0.0)
-            std = _opt(args, kwargs, 1, "scale", 1.0)
-            arr = it.rng.normal(mean, std, shape)
+        if dist in ("randn", "rand"):  # np.random.rand(d0, d1, ...): the shape only
+            size = tuple(args) if args else None
+            params = {}
         else:
-            low = _opt(args, kwargs, 0, "low", 0.0)
-            high = _opt(args, kwargs, 1, "high", 1.0)
-            arr = it.rng.uniform(low, high, shape)
+            size = _opt(args, kwargs, 2, "size")
+            names = ("loc", "scale") if dist == "normal" else ("low", "high")
+            params = {k: _opt(args, kwargs, i, k) for i, k in enumerate(names)}
+        for k, v in params.items():
+            if v is not None and not isinstance(v, (int, float)):
+                params[k] = it.as_array(v, node).astype("float64")
+        shape = _shape(it, size, node) if size is not None else ()
+        if dist in ("normal", "randn"):
+            mean, std = params.get("loc"), params.get("scale")
+            arr = it.rng.normal(0.0 if mean is None else mean, 1.0 if std is None else std, shape)
+        else:
+            low, high = params.get("low"), params.get("high")
+            arr = it.rng.uniform(0.0 if low is None else low, 1.0 if high is None else high, shape)
+        if size is None and np.ndim(arr) == 0:  # NumPy gives a float without a size
+            return float(arr)
         return it.leaf(arr.astype("float64"), node, NP)
 
     return make

@@ -25,6 +25,7 @@ from gradcli.tfcode.clipping import SPECIAL as CLIPPING
 from gradcli.tfcode.support import Raises, Refused, _describe
 from gradcli.tfcode.tf1_graph import SPECIAL as GRAPH_SPECIAL
 from gradcli.tfcode.tf1_graph import enter_name_scope, exit_name_scope, renamed
+from gradcli.tfcode.tf1_losses import SPECIAL as LOSSES_SPECIAL
 from gradcli.tfcode.values import Module, Tensor, Unknown, Variable
 
 AUTO_REUSE = "AUTO_REUSE"
@@ -310,6 +311,7 @@ def indexed_slices(it, args, kwargs, node):
 SPECIAL = {
     **CLIPPING,
     **GRAPH_SPECIAL,
+    **LOSSES_SPECIAL,
     "tf.compat.v1.variable_scope": variable_scope,
     "tf.name_scope": name_scope,
     "tf.compat.v1.name_scope": name_scope,

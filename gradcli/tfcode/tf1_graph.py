@@ -264,7 +264,89 @@ def _exponential_decay(it, args, kwargs, node):
     return it.leaf(np.asarray(rate, dtype="float32"), node)
 
 
+V1 = "tf.compat.v1."
+V1_RENAMED = {  # TF1 names whose TF2 function has another name
+    "nn.softmax_cross_entropy_with_logits_v2": "tf.nn.softmax_cross_entropy_with_logits",
+    "log": "tf.math.log", "div": "tf.math.divide", "mod": "tf.math.floormod",
+    "log_sigmoid": "tf.math.log_sigmoid", "random_normal": "tf.random.normal",
+    "random_uniform": "tf.random.uniform",
+}  # fmt: skip
+
+
+def v1_alias(path: str, known) -> str:
+    """tf.compat.v1.X as the TF2 name computing the same (tf.X or tf.math.X, or a renamed
+    one) when `known(name)` says the reader reads it; else the path itself."""
+    if not path.startswith(V1):
+        return path
+    rest = path[len(V1) :]
+    for name in (V1_RENAMED.get(rest), f"tf.{rest}", f"tf.math.{rest}"):
+        if name is not None and known(name):
+            return name
+    return path
+
+
+def _graph_mode(it, args, kwargs, node):
+    """disable_eager_execution() / disable_v2_behavior(): TF1 graph mode from here on."""
+    it.graph_mode = True
+    return None
+
+
+def _reset_default_graph(it, args, kwargs, node):
+    """tf.compat.v1.reset_default_graph(): a new graph, its collections, names and variable
+    store empty (tensors made before stay readable: TensorFlow raises only when they meet
+    the new graph's, which gradcli does not follow)."""
+    state = _state(it)
+    for key in ("variables", "name_scopes"):
+        state[key] = []
+    state["names"], state["store"] = {}, {}
+    state.pop("global_step", None)
+    return None
+
+
+def _ignored(it, args, kwargs, node):
+    return None
+
+
+def _session(it, args, kwargs, node):
+    from gradcli.tfcode.values import Session
+
+    return Session()
+
+
+def _truncated_normal(it, args, kwargs, node):
+    """tf.random.truncated_normal(shape, mean=0.0, stddev=1.0, dtype=float32, seed=None) (and
+    tf.compat.v1.truncated_normal): draws within two standard deviations of the mean, from
+    gradcli's generator (a constant: tensor mean/stddev are refused)."""
+    import numpy as np
+
+    from gradcli.tfcode.builtins import _dtype_arg, _shape
+
+    names = ("shape", "mean", "stddev", "dtype", "seed", "name")
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    mean, std = bound.get("mean", 0.0), bound.get("stddev", 1.0)
+    mean, std = (0.0 if mean is None else mean), (1.0 if std is None else std)
+    if not all(isinstance(v, (int, float)) for v in (mean, std)):
+        it.refuse(node, "truncated_normal with a tensor mean or stddev")
+    shape = _shape(it, bound.get("shape"), node)
+    dtype = _dtype_arg(it, bound.get("dtype"), node) or "float32"
+    draws = it.rng.standard_normal(shape)
+    bad = np.abs(draws) > 2.0
+    while bad.any():  # redrawn until inside [-2, 2], as TensorFlow's truncation
+        draws[bad] = it.rng.standard_normal(int(bad.sum()))
+        bad = np.abs(draws) > 2.0
+    return it.leaf((draws * std + mean).astype(dtype), node)
+
+
 SPECIAL = {
+    "tf.compat.v1.disable_v2_behavior": _graph_mode,
+    "tf.compat.v1.reset_default_graph": _reset_default_graph,
+    "tf.compat.v1.set_random_seed": _ignored,
+    "tf.compat.v1.random.set_random_seed": _ignored,
+    "tf.compat.v1.InteractiveSession": _session,
+    "tf.random.truncated_normal": _truncated_normal,
+    "tf.compat.v1.truncated_normal": _truncated_normal,
+    "tf.compat.v1.random.truncated_normal": _truncated_normal,
     "tf.compat.v1.train.get_or_create_global_step": _global_step(None),
     "tf.compat.v1.train.create_global_step": _global_step(True),
     "tf.compat.v1.train.get_global_step": _global_step(False),
