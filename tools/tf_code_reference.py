@@ -14,7 +14,8 @@ keras.Model.fit / train_on_batch, the first train step's tape.gradient is one "f
 the fit line, its values captured from the traced step by a tf.numpy_function; a TF1
 optimizer's eager minimize / compute_gradients likewise, at their line), and
 tf.gradients / tf.compat.v1.gradients plus tf.compat.v1.Session.run record each session run
-that fetches gradient tensors. A call's record has the snippet line that made it, its kind,
+that fetches gradient tensors (a graph-mode minimize / compute_gradients' too: the session
+run fetching its gradients or minimize's train op). A call's record has the snippet line that made it, its kind,
 and the result flattened in tf.nest.flatten order (a dict's keys sorted; None kept as null).
 An exception that escapes the snippet is recorded with its type, first message line and the
 snippet line, after the calls made before it.
