@@ -15,8 +15,9 @@ the fit line, its values captured from the traced step by a tf.numpy_function; a
 optimizer's eager minimize / compute_gradients likewise, at their line), and
 tf.gradients / tf.compat.v1.gradients plus tf.compat.v1.Session.run record each session run
 that fetches gradient tensors (a graph-mode minimize / compute_gradients' too: the session
-run fetching its gradients or minimize's train op). A call's record has the snippet line that made it, its kind,
-and the result flattened in tf.nest.flatten order (a dict's keys sorted; None kept as null).
+run fetching its gradients or minimize's train op). A call's record has the snippet line
+that made it, its kind, and the result flattened in tf.nest.flatten order (a dict's keys
+sorted; None kept as null).
 An exception that escapes the snippet is recorded with its type, first message line and the
 snippet line, after the calls made before it.
 

@@ -250,6 +250,10 @@ class ExpressionMixin:
                 return value[_key(key)] if isinstance(value, dict) else value[key]
             except (KeyError, IndexError, TypeError) as exc:
                 raise GradcliError(f"{type(exc).__name__}: {exc}", self.pos(node)) from None
+        if isinstance(value, Tensor) and value.kind == "np" and _is_index_array(self, key):
+            from gradcli.tfcode.numpy_values import take_rows
+
+            return take_rows(self, value, key, node)  # NumPy's x[idx]: the rows idx names
         if isinstance(value, (Tensor, Variable)):
             items = key if isinstance(key, tuple) else (key,)
             index = []
@@ -348,3 +352,14 @@ class ExpressionMixin:
             except TypeError as exc:
                 raise GradcliError(f"TypeError: {exc}", self.pos(node)) from None
         return self.op_call(COMPARE[type(op)], [left, right], {}, node)
+
+
+def _is_index_array(it, key) -> bool:
+    """An integer array or a list of integers (NumPy's integer array indexing)."""
+    if isinstance(key, Tensor):
+        return it.g[key.id].dtype in ("int32", "int64")
+    return (
+        isinstance(key, list)
+        and bool(key)
+        and all(isinstance(k, int) and not isinstance(k, bool) for k in key)
+    )

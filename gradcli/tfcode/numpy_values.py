@@ -228,6 +228,55 @@ def _arg(name: str):
     return call
 
 
+def _reduction(name: str):
+    """np.mean/std/var/sum/prod/max/min of integers or booleans as NumPy computes them: the
+    mean, std and var in float64, sum and prod of booleans counted in int64."""
+
+    def call(it, args, kwargs, node):
+        from gradcli.tfcode.api_table import NP as ROWS
+
+        args, kwargs = list(args), dict(kwargs)
+        a = args[0] if args else kwargs.pop("a", None)
+        if isinstance(a, Unknown):
+            raise Refused()
+        if isinstance(a, (Tensor, Variable)):
+            dtype = it.g[it.tensor_id(a, read=False)].dtype
+        else:
+            a = it.python_array(a, node)
+            dtype = str(a.dtype)
+        target = None
+        if name in ("mean", "std", "var") and dtype not in ("float32", "float64"):
+            target = "float64"
+        elif name in ("sum", "prod") and dtype == "bool":
+            target = "int64"
+        if target is not None:
+            if isinstance(a, (Tensor, Variable)):
+                a = _np_op(it, "cast", [a], {"dtype": target}, node, f"np.{name}")
+            else:
+                a = a.astype(target)
+        if isinstance(a, np.ndarray):
+            a = _leaf(it, a, node)
+        row = ROWS[f"np.{name}"]
+        return it.table_call(f"np.{name}", row, [a, *args[1:]], kwargs, node)
+
+    return call
+
+
+def take_rows(it, value: Tensor, key, node) -> Tensor:
+    """x[idx] of a NumPy array with an integer array or list: the rows idx names (gather;
+    negative indices count from the end, as NumPy's)."""
+    n = it.g[value.id].shape[0] if it.g[value.id].shape else 0
+    idx = np.asarray(it.as_array(key, node) if isinstance(key, Tensor) else key, dtype="int64")
+    if np.any((idx >= n) | (idx < -n)):
+        from gradcli.tfcode.support import Raises
+
+        bad = int(idx[(idx >= n) | (idx < -n)].reshape(-1)[0])
+        message = f"index {bad} is out of bounds for axis 0 with size {n}"
+        raise Raises("IndexError", message, it.pos(node))
+    rows = _leaf(it, np.where(idx < 0, idx + n, idx), node)
+    return _np_op(it, "gather", [value, rows], {"axis": 0}, node, "x[idx]")
+
+
 # a NumPy array's methods: numpy function of the same name (the array first)
 ARRAY_METHODS = {"reshape", "flatten", "ravel", "sum", "mean", "max", "min", "prod", "std",
                  "var", "argmax", "argmin", "copy", "transpose", "squeeze"}  # fmt: skip
@@ -370,6 +419,7 @@ SPECIAL = {
     "np.hstack": _stacked("hstack"),
     "np.where": _where,
     "np.tile": _tile,
+    **{f"np.{n}": _reduction(n) for n in ("mean", "std", "var", "sum", "prod")},
     "np.argmax": _arg("argmax"),
     "np.argmin": _arg("argmin"),
     "np.random.randint": _randint,

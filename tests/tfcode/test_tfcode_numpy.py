@@ -87,6 +87,12 @@ def value(it: Interpreter, name: str):
         "np.arange(7) % 3",
         "np.arange(7) // 2",
         "np.arange(-3.0, 3.0) % 2.0",
+        "np.mean(np.arange(4) > 1)",
+        "np.sum(np.arange(5) > 1)",
+        "np.mean([1, 2, 4])",
+        "np.std(np.arange(5), axis=0)",
+        "np.reshape(np.arange(12.0), (4, 3))[np.array([2, 0, -1])]",
+        "np.arange(5.0)[[4, 1]]",
     ],
 )
 def test_numpy_functions_give_numpys_values_and_dtypes(expr):
@@ -185,3 +191,9 @@ def test_np_where_with_one_argument_is_refused_by_name():
     with pytest.raises(GradcliError) as exc:
         read_program((HEAD + "x = np.where(np.arange(3) > 0)\n").encode(), "t.py")
     assert "np.where(condition)" in exc.value.message
+
+
+def test_numpy_integer_indexing_out_of_bounds_is_numpys_index_error():
+    with pytest.raises(GradcliError) as exc:
+        read_program((HEAD + "x = np.arange(3.0)[np.array([0, 3])]\n").encode(), "t.py")
+    assert "IndexError: index 3 is out of bounds for axis 0 with size 3" in exc.value.message
