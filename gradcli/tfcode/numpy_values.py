@@ -4,10 +4,8 @@ The elementwise, reduction and shape functions of NumPy are rows of api_table.NP
 TensorFlow tensor they leave the tape first, leaves_tape). These make arrays from Python
 values and give them NumPy's dtypes (np.arange(5) is int64, np.linspace float64):
 arange, linspace, zeros_like/ones_like/full_like/empty_like, full, empty, eye, identity,
-vstack/hstack, np.float32(x)-style scalar constructors (on a tensor: leaves_tape), and
-np.random's randint/random/random_sample/standard_normal/choice/permutation/shuffle
-(numbers from gradcli's seeded generator, not NumPy's: a snippet's values are `structure`;
-np.random.shuffle keeps the order, one of the permutations NumPy could draw).
+vstack/hstack, np.float32(x)-style scalar constructors (on a tensor: leaves_tape); np.random
+is random_values.py's.
 `keras.utils.to_categorical(x, num_classes=None)` is here too: Keras 3 computes it in NumPy
 (float64), a trailing dimension of 1 dropped.
 """
@@ -18,6 +16,7 @@ import ast
 
 import numpy as np
 
+from gradcli.tfcode.random_values import NP_RANDOM
 from gradcli.tfcode.support import Refused, _describe, _is_tf
 from gradcli.tfcode.values import NP, DType, Tensor, Unknown, Variable
 
@@ -315,68 +314,6 @@ def scalar_constructor(it, dtype: DType, args, kwargs, node):
     return _leaf(it, arr.astype(dtype.name), node)
 
 
-# --- np.random ---------------------------------------------------------------------------------
-def _size(it, size, node) -> tuple | None:
-    from gradcli.tfcode.builtins import _shape
-
-    return None if size is None else _shape(it, size, node)
-
-
-def _scalar_or_leaf(it, arr, size, node):
-    """NumPy returns a Python-like scalar when size is None, else an array."""
-    if size is None:
-        return np.asarray(arr).reshape(()).item()
-    return _leaf(it, arr, node)
-
-
-def _randint(it, args, kwargs, node):
-    bound = _args(it, "np.random.randint", ("low", "high", "size", "dtype"), args, kwargs, node)
-    low, high = bound.get("low"), bound.get("high")
-    low = _number(it, low, node)
-    if high is None:
-        low, high = 0, low
-    else:
-        high = _number(it, high, node)
-    size = _size(it, bound.get("size"), node)
-    dtype = _dtype(it, bound.get("dtype"), node) or "int64"
-    arr = it.rng.integers(int(low), int(high), size=size or ()).astype(dtype)
-    return _scalar_or_leaf(it, arr, size, node)
-
-
-def _random_sample(name: str):
-    def make(it, args, kwargs, node):
-        bound = _args(it, f"np.random.{name}", ("size",), args, kwargs, node)
-        size = _size(it, bound.get("size"), node)
-        draw = it.rng.standard_normal if name == "standard_normal" else it.rng.random
-        return _scalar_or_leaf(it, draw(size or ()), size, node)
-
-    return make
-
-
-def _choice(it, args, kwargs, node):
-    bound = _args(it, "np.random.choice", ("a", "size", "replace", "p"), args, kwargs, node)
-    a = bound.get("a")
-    pool = np.arange(a) if isinstance(a, int) else _array(it, a, node)
-    size = _size(it, bound.get("size"), node)
-    p = bound.get("p")
-    p = None if p is None else _array(it, p, node).astype("float64")
-    arr = it.rng.choice(pool, size=size or (), replace=bool(bound.get("replace", True)), p=p)
-    return _scalar_or_leaf(it, arr, size, node)
-
-
-def _permutation(it, args, kwargs, node):
-    bound = _args(it, "np.random.permutation", ("x",), args, kwargs, node)
-    x = bound.get("x")
-    pool = np.arange(x) if isinstance(x, int) else _array(it, x, node)
-    return _leaf(it, it.rng.permutation(pool), node)
-
-
-def _shuffle(it, args, kwargs, node):
-    """np.random.shuffle(x): in place; gradcli keeps the order (values: structure)."""
-    _args(it, "np.random.shuffle", ("x",), args, kwargs, node)
-    return None
-
-
 # --- keras.utils.to_categorical ----------------------------------------------------------------
 def _to_categorical(it, args, kwargs, node):
     """keras.utils.to_categorical(x, num_classes=None): Keras 3's NumPy one-hot (float64)."""
@@ -405,6 +342,7 @@ FIXES = {  # what to write instead of a NumPy function that takes a tensor off t
     **{f"np.{d}": "use tf.cast" for d in ("float32", "float64", "int32", "int64", "bool")},
 }  # fmt: skip
 SPECIAL = {
+    **NP_RANDOM,
     "np.arange": _arange,
     "np.linspace": _linspace,
     "np.zeros_like": _like("zeros"),
@@ -422,13 +360,6 @@ SPECIAL = {
     **{f"np.{n}": _reduction(n) for n in ("mean", "std", "var", "sum", "prod")},
     "np.argmax": _arg("argmax"),
     "np.argmin": _arg("argmin"),
-    "np.random.randint": _randint,
-    "np.random.random": _random_sample("random"),
-    "np.random.random_sample": _random_sample("random"),
-    "np.random.standard_normal": _random_sample("standard_normal"),
-    "np.random.choice": _choice,
-    "np.random.permutation": _permutation,
-    "np.random.shuffle": _shuffle,
     "keras.utils.to_categorical": _to_categorical,
     "tf.keras.utils.to_categorical": _to_categorical,
 }

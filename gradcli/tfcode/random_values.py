@@ -1,6 +1,8 @@
-"""Random values: np.random.normal/uniform/randn/rand and tf.random.normal/uniform, drawn
-from gradcli's seeded generator (numbers differ from NumPy's and TensorFlow's; snippets using
-them are `values: structure`).
+"""Random values: np.random.normal/uniform/randn/rand/randint/random/random_sample/
+standard_normal/choice/permutation/shuffle and tf.random.normal/uniform, drawn from gradcli's
+seeded generator (numbers differ from NumPy's and TensorFlow's; snippets using them are
+`values: structure`). NumPy's give a Python number without `size=`, as NumPy does;
+np.random.shuffle keeps the order (one of the permutations NumPy could draw).
 
 tf.random.uniform with an integer dtype (int32/int64) draws integers in [minval, maxval)
 (TensorFlow requires maxval then: ValueError "Must specify maxval for integer dtype tf.int32");
@@ -126,3 +128,104 @@ def _integer_uniform(it: Interpreter, bound: dict, shape, dtype: str, node) -> T
         )
     arr = it.rng.integers(low, high, size=shape).astype(dtype)
     return it.leaf(arr, node, TF)
+
+
+# --- np.random's other functions: randint, random, choice, permutation, shuffle ---------------
+def _size(it, size, node) -> tuple | None:
+    from gradcli.tfcode.builtins import _shape
+
+    return None if size is None else _shape(it, size, node)
+
+
+def _scalar_or_leaf(it, arr, size, node):
+    """NumPy returns a Python-like scalar when size is None, else an array."""
+    if size is None:
+        return np.asarray(arr).reshape(()).item()
+    return _np_leaf(it, arr, node)
+
+
+def _randint(it, args, kwargs, node):
+    bound = _np_args(it, "np.random.randint", ("low", "high", "size", "dtype"), args, kwargs, node)
+    low, high = bound.get("low"), bound.get("high")
+    low = _np_number(it, low, node)
+    if high is None:
+        low, high = 0, low
+    else:
+        high = _np_number(it, high, node)
+    size = _size(it, bound.get("size"), node)
+    dtype = _np_dtype(it, bound.get("dtype"), node) or "int64"
+    arr = it.rng.integers(int(low), int(high), size=size or ()).astype(dtype)
+    return _scalar_or_leaf(it, arr, size, node)
+
+
+def _random_sample(name: str):
+    def make(it, args, kwargs, node):
+        bound = _np_args(it, f"np.random.{name}", ("size",), args, kwargs, node)
+        size = _size(it, bound.get("size"), node)
+        draw = it.rng.standard_normal if name == "standard_normal" else it.rng.random
+        return _scalar_or_leaf(it, draw(size or ()), size, node)
+
+    return make
+
+
+def _choice(it, args, kwargs, node):
+    bound = _np_args(it, "np.random.choice", ("a", "size", "replace", "p"), args, kwargs, node)
+    a = bound.get("a")
+    pool = np.arange(a) if isinstance(a, int) else _np_array(it, a, node)
+    size = _size(it, bound.get("size"), node)
+    p = bound.get("p")
+    p = None if p is None else _np_array(it, p, node).astype("float64")
+    arr = it.rng.choice(pool, size=size or (), replace=bool(bound.get("replace", True)), p=p)
+    return _scalar_or_leaf(it, arr, size, node)
+
+
+def _permutation(it, args, kwargs, node):
+    bound = _np_args(it, "np.random.permutation", ("x",), args, kwargs, node)
+    x = bound.get("x")
+    pool = np.arange(x) if isinstance(x, int) else _np_array(it, x, node)
+    return _np_leaf(it, it.rng.permutation(pool), node)
+
+
+def _shuffle(it, args, kwargs, node):
+    """np.random.shuffle(x): in place; gradcli keeps the order (values: structure)."""
+    _np_args(it, "np.random.shuffle", ("x",), args, kwargs, node)
+    return None
+
+
+def _np_args(it, path, params, args, kwargs, node):
+    from gradcli.tfcode.numpy_values import _args
+
+    return _args(it, path, params, args, kwargs, node)
+
+
+def _np_number(it, value, node):
+    from gradcli.tfcode.numpy_values import _number
+
+    return _number(it, value, node)
+
+
+def _np_dtype(it, value, node):
+    from gradcli.tfcode.numpy_values import _dtype
+
+    return _dtype(it, value, node)
+
+
+def _np_leaf(it, arr, node):
+    return it.leaf(np.asarray(arr), node, NP)
+
+
+def _np_array(it, value, node):
+    from gradcli.tfcode.numpy_values import _array
+
+    return _array(it, value, node)
+
+
+NP_RANDOM = {
+    "np.random.randint": _randint,
+    "np.random.random": _random_sample("random"),
+    "np.random.random_sample": _random_sample("random"),
+    "np.random.standard_normal": _random_sample("standard_normal"),
+    "np.random.choice": _choice,
+    "np.random.permutation": _permutation,
+    "np.random.shuffle": _shuffle,
+}
