@@ -192,6 +192,10 @@ class ExpressionMixin:
                 self.refuse(node, f"{path[1:]} (a module gradcli never imports: nothing is run)")
             if path.startswith("builtins."):
                 self.refuse(node, path)
+            if path.startswith("tf.compat.v1.layers."):  # TensorFlow's AttributeError
+                from gradcli.tfcode.tf1_graph import layers_attribute
+
+                layers_attribute(self, node, path)
             dtype = _dtype_of_path(path)
             if dtype is not None:
                 return DType(dtype)

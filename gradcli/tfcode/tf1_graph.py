@@ -338,7 +338,54 @@ def _truncated_normal(it, args, kwargs, node):
     return it.leaf((draws * std + mean).astype(dtype), node)
 
 
+# tf.compat.v1.GraphKeys.X: the collection's name (GLOBAL_VARIABLES is "variables")
+GRAPH_KEYS = {"GLOBAL_VARIABLES": "variables", "TRAINABLE_VARIABLES": "trainable_variables",
+              "UPDATE_OPS": "update_ops", "REGULARIZATION_LOSSES": "regularization_losses",
+              "LOSSES": "losses", "LOCAL_VARIABLES": "local_variables",
+              "MODEL_VARIABLES": "model_variables", "SUMMARIES": "summaries"}  # fmt: skip
+
+
+def _get_collection(it, args, kwargs, node):
+    """tf.compat.v1.get_collection(key, scope=None): the variable collections as
+    trainable_variables()/global_variables(); the others (update_ops, losses, ...) are empty,
+    as nothing the reader reads adds to them."""
+    from gradcli.tfcode.values import Module
+
+    key = args[0] if args else kwargs.get("key")
+    scope = args[1] if len(args) > 1 else kwargs.get("scope")
+    if isinstance(key, Module):
+        key = GRAPH_KEYS.get(key.path.rsplit(".", 1)[-1], key.path)
+    if not isinstance(key, str):
+        it.refuse(node, f"get_collection of {_describe(key)}", "give tf.compat.v1.GraphKeys.X")
+    if key in ("trainable_variables", "variables"):
+        return collection(it, key == "trainable_variables", scope)
+    return []
+
+
+class ControlDependencies:
+    """`with tf.control_dependencies([...])`: orders ops; changes no value gradcli computes."""
+
+    def tf_enter(self, it) -> None:
+        pass
+
+    def tf_exit(self, it) -> None:
+        pass
+
+
+def _control_dependencies(it, args, kwargs, node):
+    return ControlDependencies()
+
+
+def layers_attribute(it, node, path: str):
+    """tf.compat.v1.layers.X: TensorFlow 2.21 with Keras 3 raises AttributeError."""
+    name = path.rsplit(".", 1)[-1]
+    message = f"`{name}` is not available with Keras 3."
+    raise Raises("AttributeError", message, it.pos(node), "use tf.keras.layers instead")
+
+
 SPECIAL = {
+    "tf.compat.v1.get_collection": _get_collection,
+    "tf.control_dependencies": _control_dependencies,
     "tf.compat.v1.disable_v2_behavior": _graph_mode,
     "tf.compat.v1.reset_default_graph": _reset_default_graph,
     "tf.compat.v1.set_random_seed": _ignored,

@@ -184,3 +184,43 @@ def test_graph_mode_minimize_of_a_loss_function_uses_a_tape():
     )
     [call] = program.calls
     assert grads(call) == [6.0]
+
+
+def test_get_collection_reads_the_variable_collections_and_empty_others():
+    program = read(
+        GRAPH + "a = tf.Variable(1.0)\nb = tf.Variable(2.0, trainable=False)\n"
+        f"t = len({V}.get_collection({V}.GraphKeys.TRAINABLE_VARIABLES))\n"
+        f"g = len({V}.get_collection({V}.GraphKeys.GLOBAL_VARIABLES))\n"
+        f"u = len({V}.get_collection({V}.GraphKeys.UPDATE_OPS))\n"
+        f"s = len({V}.get_collection('variables', scope='Variable_1'))\n"
+        "with tf.control_dependencies([a]):\n    y = a * (100 * t + 10 * g + u + 1000 * s)\n"
+        "grads = tf.gradients(y, [a])\n"
+    )
+    [call] = program.calls
+    assert grads(call) == [1120.0]
+
+
+def test_tf_compat_v1_layers_are_tensorflows_attribute_error():
+    program = read(
+        GRAPH + "x = tf.compat.v1.placeholder(tf.float32, [2])\nw = tf.Variable([1.0, 2.0])\n"
+        "g = tf.compat.v1.gradients(tf.reduce_sum(w * x), [w])\n"
+        "h = tf.compat.v1.layers.dense(x, 3)\n"
+        "with tf.compat.v1.Session() as s:\n    s.run(g, feed_dict={x: [3.0, 4.0]})\n"
+    )
+    assert grads(program.calls[0]) == [[3.0, 4.0]]
+    assert program.error["type"] == "AttributeError"
+    assert program.error["message"] == "`dense` is not available with Keras 3."
+    assert program.error["line"] == 6
+
+
+def test_tf1_losses_reduce_as_tensorflow_does():
+    # mean over the non-zero weights: ((1 - 0)^2 * 2 + (3 - 1)^2 * 0) / 1 = 2; d/dp0 = 4
+    program = read(
+        GRAPH + "p = tf.Variable([1.0, 3.0])\n"
+        "loss = tf.compat.v1.losses.mean_squared_error([0.0, 1.0], p, weights=[2.0, 0.0])\n"
+        "total = tf.compat.v1.losses.absolute_difference([0.0, 1.0], p,\n"
+        "    reduction=tf.compat.v1.losses.Reduction.SUM)\n"
+        "grads = tf.gradients([loss, total], [p])\n"
+    )
+    [call] = program.calls
+    assert grads(call) == [[5.0, 1.0]]  # 4 + 1 (|p0 - 0|'s), 0 + 1 (|p1 - 1|'s)
