@@ -224,3 +224,12 @@ def test_tf1_losses_reduce_as_tensorflow_does():
     )
     [call] = program.calls
     assert grads(call) == [[5.0, 1.0]]  # 4 + 1 (|p0 - 0|'s), 0 + 1 (|p1 - 1|'s)
+
+
+def test_gate_gradients_constants_are_read_and_ignored():
+    program = read(
+        GRAPH + "w = tf.Variable(2.0)\n" + OPT + "gv = opt.compute_gradients(w * w * 3.0, "
+        "var_list=[w], gate_gradients=opt.GATE_NONE + opt.GATE_OP + opt.GATE_GRAPH)\n"
+    )
+    [call] = program.calls
+    assert grads(call) == [12.0]

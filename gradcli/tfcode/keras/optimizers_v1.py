@@ -135,6 +135,9 @@ OPTIMIZER_V1 = Class(
         "minimize": _gradients("minimize"),
         "compute_gradients": _gradients("compute_gradients"),
         "apply_gradients": Builtin(_ignored),
+        "GATE_NONE": 0,  # gate_gradients=: how TensorFlow orders the gradients' ops (no value
+        "GATE_OP": 1,  # changes), read and ignored
+        "GATE_GRAPH": 2,
     },
 )
 CLASSES = {f"tf.compat.v1.train.{n}": Class(n, (OPTIMIZER_V1,)) for n in NAMES}
