@@ -34,13 +34,30 @@ def read_program(data: bytes, file: str, weights=None) -> Program:
     from gradcli.tfcode.interpret import Interpreter
 
     tree, lines = parse(data, file)
-    refusals = Refusals(file)
-    scan(tree, refusals)
-    with paused(lasting=True):
-        it = Interpreter(file, lines, feeds(tree))
-        it.refusals = refusals
-        it.weights = weights
-        it.run_module(tree)
+    fed: dict = {}
+    while True:
+        refusals = Refusals(file)
+        scan(tree, refusals)
+        with paused(lasting=True):
+            it = Interpreter(file, lines, feeds(tree))
+            it.refusals = refusals
+            it.weights = weights
+            it.fed = fed
+            it.run_module(tree)
+        if not it.deferred or fed:
+            break
+        # TF1 placeholders fed with names bound later (a training loop's batches): a probe
+        # pass finds their first values, then the program is read again with them
+        probe = Interpreter(file, lines, feeds(tree))
+        probe.probe = list(it.deferred)
+        with paused(lasting=True):
+            probe.run_module(tree)
+        if not all(name in probe.fed for name in it.deferred):
+            break
+        fed = probe.fed
+        if weights is not None:  # read again from the start
+            weights.used.clear()
+            weights.made.clear()
     if refusals:
         raise refusals.error()
     if weights is not None:

@@ -20,7 +20,7 @@ from gradcli.tfcode.random_values import _random, _seed, _tf_random
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.tf1 import SCATTER_METHODS
 from gradcli.tfcode.tf1 import SPECIAL as TF1_SPECIAL
-from gradcli.tfcode.tf1_graph import created
+from gradcli.tfcode.tf1_graph import created, placeholder
 from gradcli.tfcode.values import (
     NP,
     TF,
@@ -254,15 +254,6 @@ def _session(it, args, kwargs, node):
     return Session()
 
 
-def _placeholder(it: Interpreter, args, kwargs, node):
-    dtype = _dtype_arg(it, _opt(args, kwargs, 0, "dtype"), node) or "float32"
-    name = it.target_name
-    if name not in it.feeds:
-        it.refuse(node, f"a placeholder ({name}) that no Session.run feeds a value")
-    fed = it.expr(it.feeds[name], it.globals)  # read here: its names must be bound by now
-    return it.leaf(it.as_array(fed, node, dtype), node)
-
-
 def _initializer(it: Interpreter, args, kwargs, node):
     return GraphOp("initializer")
 
@@ -336,7 +327,7 @@ SPECIAL = {
     "tf.cond": _cond,
     "tf.compat.v1.disable_eager_execution": _graph_mode,
     "tf.compat.v1.Session": _session,
-    "tf.compat.v1.placeholder": _placeholder,
+    "tf.compat.v1.placeholder": placeholder,
     "tf.compat.v1.global_variables_initializer": _initializer,
     "tf.compat.v1.initialize_all_variables": _initializer,
     "tf.compat.v1.local_variables_initializer": _initializer,

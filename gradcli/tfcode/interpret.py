@@ -39,6 +39,7 @@ from gradcli.tfcode.support import (
     _Return,
 )
 from gradcli.tfcode.tensors import TensorMixin
+from gradcli.tfcode.tf1_graph import probe_feeds
 from gradcli.tfcode.values import (
     UNKNOWN,
     DType,
@@ -54,6 +55,8 @@ from gradcli.tfcode.values import (
     Variable,
     first_opaque,
 )
+
+GRADIENT_CALLS = ("tf.gradients", "tf.compat.v1.gradients")
 
 
 class Scope:
@@ -103,6 +106,11 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.static: dict = {}  # what branches.py found in statements, by their ids
         self.keras = None  # the Keras object model's bookkeeping (tfcode/keras), on first use
         self.weights = None  # --weights: Keras variables' initial values (cli/weights.py)
+        # TF1 feeds bound only after their placeholder (tf1_graph.placeholder): the names
+        # deferred, the ones a probe pass looks for, and the values it found
+        self.deferred: list[str] = []
+        self.probe: list[str] | None = None
+        self.fed: dict = {}
 
     # --- running ------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> None:
@@ -124,6 +132,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             except Refused:  # recorded; the next statement is read
                 if len(self.refusals.items) == before:
                     opaque_use(self, stmt, scope)
+            if self.probe:
+                probe_feeds(self, scope)
 
     def count_step(self, node) -> None:
         """One statement, or one element of a comprehension: at most MAX_STEPS in all."""
@@ -331,8 +341,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         if isinstance(func, Unknown):
             raise Refused()
         opaque = first_opaque([*args, *kwargs.values()])
-        if opaque is not None and isinstance(func, Module):  # a function of an opaque value
-            return opaque
+        if opaque is not None and isinstance(func, Module) and func.path not in GRADIENT_CALLS:
+            return opaque  # a function of an opaque value (a gradient call is listed unknown)
         if isinstance(func, PyFunction):
             return self.call_function(func, args, kwargs, node)
         if isinstance(func, Method):

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from gradcli.core.problem import NONE
 from gradcli.tfcode.support import Raises, Refused, _describe, _flatten
-from gradcli.tfcode.values import GraphOp, Tensor, Unknown, Variable, first_opaque
+from gradcli.tfcode.values import GraphOp, Opaque, Tensor, Unknown, Variable, first_opaque
 
 DEFAULT_SOURCES = "tf.compat.v1.trainable_variables()"  # how default var_lists are named
 FLOATS = "[tf.float32, tf.float64, tf.float16, tf.bfloat16]"  # the optimizers' valid dtypes
@@ -283,6 +285,70 @@ def v1_alias(path: str, known) -> str:
         if name is not None and known(name):
             return name
     return path
+
+
+def placeholder(it, args, kwargs, node):
+    """tf.compat.v1.placeholder(dtype, shape=None, name=None): a constant holding the value the
+    program's `feed_dict` gives it (read where the placeholder is made, or, when the fed names
+    are only bound later, as in a training loop's batches, at the first point the program
+    binds them: read_program's probe, then the program is read again)."""
+    from gradcli.tfcode.builtins import _dtype_arg, _opt
+
+    dtype = _dtype_arg(it, _opt(args, kwargs, 0, "dtype"), node) or "float32"
+    name = it.target_name
+    if name in it.fed:  # found by the probe (an opaque value: unknown from here on)
+        fed = it.fed[name]
+        return fed if isinstance(fed, Opaque) else it.leaf(np.asarray(fed).astype(dtype), node)
+    if name not in it.feeds:
+        it.refuse(node, f"a placeholder ({name}) that no Session.run feeds a value")
+    expr = it.feeds[name]
+    if not _bound(it, expr, it.globals):
+        it.deferred.append(name)
+        it.refuse(
+            node,
+            f"a placeholder ({name}) fed with {ast.unparse(expr)}, which gradcli could not compute",
+            "define the fed data before the graph, or bind its names at module level",
+        )
+    fed = it.expr(expr, it.globals)
+    if isinstance(fed, Opaque):  # fed from code gradcli does not read
+        return fed
+    return it.leaf(it.as_array(fed, node, dtype), node)
+
+
+def _bound(it, expr, scope) -> bool:
+    """Every name the expression reads is bound in scope to a known (or opaque) value."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            try:
+                value = scope.lookup(n.id)
+            except KeyError:
+                if n.id in ("np", "tf", "len", "range", "list", "float", "int"):
+                    continue
+                return False
+            if isinstance(value, Unknown) and not isinstance(value, Opaque):
+                return False
+    return True
+
+
+def probe_feeds(it, scope) -> None:
+    """After a statement, in the probe pass: the deferred feeds whose names are now bound are
+    computed (their values kept); once all are known the probe stops."""
+    from gradcli.runtime.errors import GradcliError
+    from gradcli.tfcode.support import Stop
+
+    for name in it.probe:
+        if name in it.fed or not _bound(it, it.feeds[name], scope):
+            continue
+        try:
+            value = it.expr(it.feeds[name], scope)
+            if isinstance(value, Opaque):
+                it.fed[name] = value
+            elif not isinstance(value, Unknown):
+                it.fed[name] = it.as_array(value, None)
+        except (Refused, Raises, GradcliError):
+            continue
+    if all(name in it.fed for name in it.probe):
+        raise Stop()
 
 
 def _graph_mode(it, args, kwargs, node):

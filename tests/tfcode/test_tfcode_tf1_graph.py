@@ -233,3 +233,43 @@ def test_gate_gradients_constants_are_read_and_ignored():
     )
     [call] = program.calls
     assert grads(call) == [12.0]
+
+
+def test_a_feed_bound_in_the_training_loop_is_its_first_batch():
+    program = read(
+        "import numpy as np\n" + GRAPH + "data = np.arange(8.0).reshape(4, 2)\n"
+        "x = tf.compat.v1.placeholder(tf.float64, [None, 2])\n"
+        "w = tf.Variable([1.0, 1.0], dtype=tf.float64)\n"
+        "loss = tf.reduce_sum(x * w)\n" + OPT + "train = opt.minimize(loss)\n"
+        f"with {V}.Session() as sess:\n"
+        "    for step in range(2):\n"
+        "        batch = data[step * 2:(step + 1) * 2]\n"
+        "        sess.run(train, feed_dict={x: batch})\n"
+    )
+    [call] = program.calls
+    assert grads(call) == [[2.0, 4.0]]  # the first batch's column sums: [0+2, 1+3]
+
+
+def test_a_feed_from_unread_code_makes_the_gradient_unknown():
+    program = read(
+        GRAPH + "from mydata import load\n"
+        "x = tf.compat.v1.placeholder(tf.float32, [2])\nw = tf.Variable([1.0, 2.0])\n"
+        "g = tf.gradients(tf.reduce_sum(x * w), [w])\n"
+        f"with {V}.Session() as sess:\n    batch = load()\n"
+        "    sess.run(g, feed_dict={x: batch})\n"
+        "    sess.run(g, feed_dict={x: batch})\n"
+    )
+    [call] = program.calls
+    assert call.unknown is not None and call.unknown["line"] == 8
+
+
+def test_a_feed_that_is_never_computed_is_refused_by_name():
+    with pytest.raises(GradcliError) as exc:
+        read(
+            GRAPH + "x = tf.compat.v1.placeholder(tf.float32, [2])\nw = tf.Variable([1.0, 2.0])\n"
+            "g = tf.gradients(tf.reduce_sum(x * w), [w])\n"
+            f"with {V}.Session() as sess:\n    sess.run(g, feed_dict={{x: never_bound}})\n"
+        )
+    assert "a placeholder (x) fed with never_bound, which gradcli could not compute" in (
+        exc.value.message
+    )
