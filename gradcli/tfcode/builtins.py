@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
+from gradcli.tfcode.datasets import SPECIAL as DATASETS
 from gradcli.tfcode.numpy_values import FIXES as NUMPY_FIXES
 from gradcli.tfcode.numpy_values import SPECIAL as NUMPY_SPECIAL
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
@@ -72,6 +73,7 @@ def _variable(it: Interpreter, args, kwargs, node):
         it.refuse(node, "trainable= that is not True or False")
     leaf = it.leaf(arr, node)
     label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
+    it.store(leaf.id, init, ast.unparse(node), label)
     var = Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
     created(it, var)  # the collections; graph mode's unique name (tf1_graph.py)
     return var
@@ -349,6 +351,7 @@ SPECIAL = {
     **TF1_SPECIAL,
     **NUMPY_SPECIAL,
     **PYTHON_BUILTINS,
+    **DATASETS,
 }
 LEAVE_FIX = {
     "numpy": "drop .numpy() and keep the tensor",

@@ -71,7 +71,10 @@ READ = [
     "keras_gru", "keras_lstm", "keras_rnn_unused", "keras_rnn_second_order",
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
-    "keras_fit_regularizers",
+    "keras_fit_regularizers", "stored_variable_from_tensor", "stored_assign_from_tensor",
+    "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
+    "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
+    "data_keras_training_loop", "data_from_variables",
     "tf1_graph_minimize", "tf1_graph_compute_gradients_unused", "tf1_graph_argmax_loss",
     "tf1_graph_get_variable_default", "tf1_optimizer_watched_variables", "numpy_helpers",
     "random_integer_indices", "tf1_graph_losses", "tf1_graph_update_ops",
@@ -83,6 +86,7 @@ RAISES_FIRST = {
     "leaves_tape_tolist": "tolist",
     "tf1_optimizer_tensor_loss": "compute_gradients should be a function",
     "keras_embedding_out_of_range": "Embedding.call()",
+    "data_map_numpy": "Cannot convert a symbolic tf.Tensor",
 }
 # refused for now, with the construct the error must name
 REFUSED: dict = {}
