@@ -79,13 +79,16 @@ def feeds(tree: ast.Module) -> dict:
                 if isinstance(t, ast.Name):
                     dicts.setdefault(t.id, node.value)
     found: dict = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "feed_dict":
-            value = node.value
-            if isinstance(value, ast.Name):
-                value = dicts.get(value.id)
-            if isinstance(value, ast.Dict):
-                for k, v in zip(value.keys, value.values):
-                    if isinstance(k, ast.Name):
-                        found.setdefault(k.id, v)
+    keywords = [n for n in ast.walk(tree) if isinstance(n, ast.keyword) and n.arg == "feed_dict"]
+    # the textually first feed of each placeholder (the training loop's, usually, before an
+    # evaluation's at the end), not ast.walk's breadth-first one
+    keywords.sort(key=lambda n: (n.value.lineno, n.value.col_offset))
+    for node in keywords:
+        value = node.value
+        if isinstance(value, ast.Name):
+            value = dicts.get(value.id)
+        if isinstance(value, ast.Dict):
+            for k, v in zip(value.keys, value.values):
+                if isinstance(k, ast.Name):
+                    found.setdefault(k.id, v)
     return found

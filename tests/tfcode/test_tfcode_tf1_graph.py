@@ -273,3 +273,18 @@ def test_a_feed_that_is_never_computed_is_refused_by_name():
     assert "a placeholder (x) fed with never_bound, which gradcli could not compute" in (
         exc.value.message
     )
+
+
+def test_the_textually_first_feed_is_read_not_a_later_evaluation_feed():
+    program = read(
+        "import numpy as np\n" + GRAPH + "x_train = np.ones((2, 2))\nx_test = np.zeros((2, 2))\n"
+        "x = tf.compat.v1.placeholder(tf.float64, [None, 2])\n"
+        "w = tf.Variable([1.0, 1.0], dtype=tf.float64)\n"
+        "loss = tf.reduce_sum(x * w)\n" + OPT + "train = opt.minimize(loss)\n"
+        f"with {V}.Session() as sess:\n"
+        "    for step in range(2):\n"
+        "        sess.run(train, feed_dict={x: x_train})\n"
+        "    final = sess.run(loss, feed_dict={x: x_test})\n"
+    )
+    [call] = program.calls
+    assert grads(call) == [[2.0, 2.0]]  # x_train's column sums (x_test's would be zeros)
