@@ -252,15 +252,35 @@ def run_one(path: Path, values: str) -> dict:
                 rec["grads"] = [g for g, _ in result]
             graph_grads.append({"kind": kind, "line": line, "result": rec["grads"],
                                 "unconnected": "none", "runs": 0,
-                                "op": result if kind == "minimize" else None})  # fmt: skip
+                                "vars": [] if kind == "minimize" else [v for _, v in result],
+                                "ops": [result] if kind == "minimize" else []})  # fmt: skip
             return result
 
         method.__wrapped__ = orig
         return method
 
+    def wrap_apply(orig):
+        """Graph mode: apply_gradients' train op also fetches the latest compute_gradients
+        call over the same variables (its gradients are run first, as minimize's)."""
+
+        def apply_gradients(self, grads_and_vars, *args, **kwargs):
+            pairs = list(grads_and_vars)
+            result = orig(self, pairs, *args, **kwargs)
+            if not tf.executing_eagerly() and not v1_graph:
+                ids = {id(v) for _, v in pairs}
+                for g in reversed(graph_grads):
+                    if g.get("kind") == "compute_gradients" and ids & {id(v) for v in g["vars"]}:
+                        g["ops"].append(result)
+                        break
+            return result
+
+        apply_gradients.__wrapped__ = orig
+        return apply_gradients
+
     V1 = tf.compat.v1.train.Optimizer  # TF1 optimizers: minimize/compute_gradients
     V1.minimize = wrap_v1(V1.minimize, "minimize")
     V1.compute_gradients = wrap_v1(V1.compute_gradients, "compute_gradients")
+    V1.apply_gradients = wrap_apply(V1.apply_gradients)
 
     def wrap_tape(name, orig, pos_mode):
         def wrapper(self, *args, **kwargs):
@@ -353,11 +373,10 @@ def run_one(path: Path, values: str) -> dict:
             ids = {id(t) for t in flat if t is not None}
             for g in graph_grads:
                 present = [t for t in g["result"] if t is not None]
-                op = g.get("op")
                 if (
                     fetches is not g["result"]
                     and not any(id(t) in ids for t in present)
-                    and (op is None or id(op) not in ids)
+                    and not any(id(op) in ids for op in g.get("ops", ()))
                 ):
                     continue
                 try:

@@ -167,6 +167,17 @@ def _dropout(it: Interpreter, args, kwargs, node):
     call gives none (unseeded calls get different masks, as in TensorFlow)."""
     if len(args) < 4:
         kwargs = {**kwargs, "seed": _seed(it, kwargs.get("seed"), node)}
+    args = list(args)
+    rate = args[1] if len(args) > 1 else kwargs.get("rate")
+    if isinstance(rate, (Tensor, Variable)) and it.g[rate.id if isinstance(rate, Tensor) else
+                                                    rate.value].shape == ():  # fmt: skip
+        # a scalar tensor rate (TF1's 1 - keep_prob placeholder): its value; TensorFlow gives
+        # the rate no gradient either
+        value = float(it.as_array(rate, node))
+        if len(args) > 1:
+            args[1] = value
+        else:
+            kwargs = {**kwargs, "rate": value}
     return it.table_call("tf.nn.dropout", api.TF["tf.nn.dropout"], args, kwargs, node)
 
 

@@ -78,7 +78,7 @@ READ = [
     "tf1_graph_minimize", "tf1_graph_compute_gradients_unused", "tf1_graph_argmax_loss",
     "tf1_graph_get_variable_default", "tf1_optimizer_watched_variables", "numpy_helpers",
     "random_integer_indices", "tf1_graph_losses", "tf1_graph_update_ops",
-    "tf1_graph_late_feed",
+    "tf1_graph_late_feed", "tf1_graph_keep_prob",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

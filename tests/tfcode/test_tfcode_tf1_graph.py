@@ -288,3 +288,18 @@ def test_the_textually_first_feed_is_read_not_a_later_evaluation_feed():
     )
     [call] = program.calls
     assert grads(call) == [[2.0, 2.0]]  # x_train's column sums (x_test's would be zeros)
+
+
+def test_a_keep_prob_placeholder_is_dropouts_rate_and_apply_gradients_is_a_train_op():
+    program = read(
+        GRAPH + "x = tf.compat.v1.placeholder(tf.float32, [2])\n"
+        "keep = tf.compat.v1.placeholder(tf.float32)\nw = tf.Variable([1.0, 2.0])\n"
+        "loss = tf.reduce_sum(tf.nn.dropout(w * x, rate=1 - keep))\n"
+        + OPT
+        + "gv = opt.compute_gradients(loss)\ntrain = opt.apply_gradients(gv)\n"
+        f"with {V}.Session() as sess:\n"
+        "    out = sess.run([train, loss], feed_dict={x: [3.0, 4.0], keep: 1.0})\n"
+    )
+    assert program.error is None  # the train op is fetched as None, not a None gradient
+    [call] = program.calls
+    assert grads(call) == [[3.0, 4.0]]  # keep_prob 1: nothing dropped

@@ -124,7 +124,8 @@ def _init(it, obj, args, kwargs, node):
 
 
 def _ignored(it, obj, args, kwargs, node):
-    return None
+    """apply_gradients: read and ignored (graph mode: the train op, None in Session.run)."""
+    return GraphOp("apply_gradients") if it.graph_mode else None
 
 
 OPTIMIZER_V1 = Class(
