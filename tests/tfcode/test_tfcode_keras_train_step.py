@@ -237,3 +237,35 @@ def test_fit_of_a_model_from_unread_code_is_an_unknown_call_not_silence():
     for call in program.calls:
         assert call.unknown["line"] == 4
         assert call.sources == ["model.trainable_variables"]
+
+
+def test_a_functional_subclass_keeps_its_methods_and_is_named_after_its_class():
+    it = run("""
+        class Sub(keras.Model):
+            def train_step(self, data):
+                self.seen = data
+                return {}
+
+
+        inputs = keras.Input(shape=(3,))
+        sub = Sub(inputs, keras.layers.Dense(1)(inputs))
+        sub.compile(optimizer="sgd")
+        sub.fit(x, y, verbose=0)
+        name = sub.name
+        """)
+    sub = it.globals.vars["sub"]
+    assert it.globals.vars["name"] == "sub"
+    assert shape_of(it, sub.attrs["seen"]) == (("T", (4, 3)), ("T", (4, 1)))
+    assert sub.cls.is_a("Functional")
+
+
+def test_optimizer_apply_with_every_gradient_none_is_kerass_error():
+    it = run("""
+        opt = keras.optimizers.Adam()
+        w = tf.Variable(1.0)
+        opt.apply([None], [w])
+        """)
+    assert (
+        it.error.kind == "ValueError"
+        and it.error.message == "No gradients provided for any variable."
+    )

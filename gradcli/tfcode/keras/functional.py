@@ -236,3 +236,10 @@ def _replace(structure, value: dict):
 
 
 FUNCTIONAL = Class("Functional", (MODEL,), {"call": Builtin(_functional_call)})
+
+
+def functional_subclass(cls: Class) -> Class:
+    """A Model subclass made with (inputs, outputs): Keras 3 puts Functional between the
+    class and Model; the class's own methods (train_step, compile, ...) still come first."""
+    bases = tuple(FUNCTIONAL if b is MODEL else b for b in cls.bases)
+    return Class(cls.name, bases, cls.methods, cls.kind, cls.pos, user=True)

@@ -332,11 +332,17 @@ def _model_init(it: Interpreter, obj: Instance, args, kwargs, node):
     """keras.Model(): a subclass's super().__init__(); Model(inputs, outputs) is the
     functional API (functional.py)."""
     if args or "inputs" in kwargs or "outputs" in kwargs:
-        if obj.cls is not MODEL:
-            it.refuse(node, "a Model subclass made with inputs and outputs")
-        from gradcli.tfcode.keras.functional import functional_init
+        from gradcli.tfcode.keras.functional import functional_init, functional_subclass
 
-        return functional_init(it, obj, args, kwargs, node)
+        cls = obj.cls
+        if cls is not MODEL and MODEL not in cls.bases:
+            it.refuse(node, "a Model subclass of a subclass made with inputs and outputs")
+        if cls is not MODEL and "name" not in kwargs:  # Keras names it after the class
+            kwargs = {**kwargs, "name": state(it).unique(snake_case(cls.name))}
+        functional_init(it, obj, args, kwargs, node)
+        if cls is not MODEL:  # Keras injects Functional under the user's class
+            obj.cls = functional_subclass(cls)
+        return None
     return layer_init(it, obj, args, kwargs, node)
 
 

@@ -302,6 +302,12 @@ def _metrics(it: Interpreter, obj: Instance, args, kwargs, node):
     return out
 
 
+def _metric_logs(it, obj, args, kwargs, node):
+    """model.compute_metrics(x, y, y_pred, sample_weight) / get_metrics_result(): the
+    metrics' results, which gradcli does not compute."""
+    return MetricValue(node.lineno, "the metrics' results")
+
+
 def _none(it, obj, args, kwargs, node):
     return None
 
@@ -320,6 +326,8 @@ MODEL_METHODS = {
     "compiled_metrics": Property(Builtin(_compiled_metrics)),
     "metrics": Property(Builtin(_metrics)),
     "reset_metrics": Builtin(_none),
+    "compute_metrics": Builtin(_metric_logs),
+    "get_metrics_result": Builtin(_metric_logs),
     "train_step": _default_step("train_step"),
     "test_step": _default_step("test_step"),
 }
@@ -347,7 +355,16 @@ def apply_gradients(it: Interpreter, obj: Instance, args, kwargs, node):
     return None
 
 
-OPTIMIZER_METHODS = {"apply_gradients": Builtin(apply_gradients)}
+def apply(it: Interpreter, obj: Instance, args, kwargs, node):
+    """Keras 3's optimizer.apply(grads, trainable_variables=None): as apply_gradients."""
+    grads = args[0] if args else kwargs.get("grads")
+    if isinstance(grads, (list, tuple)) and grads and all(g is None for g in grads):
+        hint = "every gradient is None: the gradient call's explanation names each one's cause"
+        raise Raises("ValueError", NO_GRADIENTS, it.pos(node), hint)
+    return None
+
+
+OPTIMIZER_METHODS = {"apply_gradients": Builtin(apply_gradients), "apply": Builtin(apply)}
 
 
 # --- keras.utils -------------------------------------------------------------------------------
