@@ -90,7 +90,7 @@ READ = [
     "keras_train_step_basic", "keras_train_step_compute_loss",
     "keras_train_step_eager_compiled_loss", "keras_train_step_gan", "keras_train_step_gan_frozen",
     "keras_train_step_compute_loss_override", "keras_train_step_outside_tape",
-    "keras_train_step_fit_twice", "keras_train_step_guide_functional",
+    "keras_train_step_fit_twice", "keras_train_step_guide_functional", "keras_train_step_vae",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
