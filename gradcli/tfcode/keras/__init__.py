@@ -14,7 +14,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradcli.tfcode.keras import initializers
+from gradcli.tfcode import api_keras
+from gradcli.tfcode.keras import initializers, loss_functions
 from gradcli.tfcode.keras import regularizers as _regularizers
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
@@ -28,6 +29,7 @@ from gradcli.tfcode.keras.library import (
     apply_activation,
     keras_name,
 )
+from gradcli.tfcode.keras.metrics import METRIC_CLASSES
 from gradcli.tfcode.keras.models import MODULE, SEQUENTIAL
 from gradcli.tfcode.keras.normalization import CLASSES as NORMALIZATION_CLASSES
 from gradcli.tfcode.keras.objects import Class, Instance, KerasVariable, Property
@@ -62,6 +64,7 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
+    **{f"metrics.{n}": c for n, c in METRIC_CLASSES.items()},
 }  # fmt: skip
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 
@@ -80,6 +83,10 @@ def reader_names() -> list[str]:
     names += [*TF_CLASSES, "tf.keras.Input", "tf.keras.layers.Input"]
     names += [f"tf.keras.activations.{n}" for n in ACTIVATIONS]
     names += [f"tf.keras.initializers.{n}" for n in initializers.NAMES]
+    names += [f"tf.keras.losses.{n}" for n in loss_functions.FUNCTIONS]
+    names += [f"tf.keras.losses.{n}" for n in loss_functions.LEGACY]
+    names += [f"tf.keras.metrics.{n}" for n in loss_functions.METRIC_FUNCTIONS]
+    names += api_keras.names()
     return names
 
 
@@ -100,6 +107,14 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
         return apply_activation(it, last, args, kwargs, node)
     if head == "initializers" and last in initializers.NAMES:
         return initializers.construct(it, last, args, kwargs, node)
+    if head in ("losses", "metrics"):  # the loss functions (keras.metrics.<fn> too)
+        fn = loss_functions.canonical(path)
+        if fn is not None:
+            return loss_functions.call(it, fn, args, kwargs, node, path)
+        loss_functions.check_exists(it, path, node)
+    done = api_keras.call(it, path, args, kwargs, node)  # keras.ops, keras.backend
+    if done is not api_keras.NOT_KERAS:
+        return done
     if head == "losses" and last[:1].isupper():
         it.refuse(node, path, "the Keras loss classes read are " + ", ".join(LOSS_CLASSES))
     return NOT_KERAS  # a function of the table (keras.losses.mean_squared_error), or refused

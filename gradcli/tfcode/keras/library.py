@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradcli.core.ops.keras_losses import same_rank
+from gradcli.tfcode.keras import loss_functions
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_member, state
 from gradcli.tfcode.support import _describe
@@ -122,6 +123,22 @@ LOSSES = {
     "SparseCategoricalCrossentropy": (
         "sparse_categorical_crossentropy", ("from_logits", "ignore_class", "axis")),
 }  # fmt: skip
+# Keras 3's other loss classes: keras.losses functions read op by op (loss_functions.py)
+OTHER_LOSSES = {
+    "Huber": "huber", "LogCosh": "log_cosh", "KLDivergence": "kl_divergence",
+    "Poisson": "poisson", "CosineSimilarity": "cosine_similarity", "Hinge": "hinge",
+    "SquaredHinge": "squared_hinge", "CategoricalHinge": "categorical_hinge",
+    "MeanSquaredLogarithmicError": "mean_squared_logarithmic_error",
+    "MeanAbsolutePercentageError": "mean_absolute_percentage_error",
+    "BinaryFocalCrossentropy": "binary_focal_crossentropy",
+    "CategoricalFocalCrossentropy": "categorical_focal_crossentropy",
+    "Dice": "dice", "Tversky": "tversky",
+}  # fmt: skip
+for _cls, _fn in OTHER_LOSSES.items():
+    LOSSES[_cls] = (_fn, tuple(k for k, _ in loss_functions.FUNCTIONS[_fn][1]))
+# the classes whose positional order is not (*options, reduction, name, dtype)
+PARAM_ORDER = {"Dice": ("reduction", "name", "axis", "dtype"),
+               "Tversky": ("alpha", "beta", "reduction", "name", "axis", "dtype")}  # fmt: skip
 REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean")
 CROSSENTROPIES = {"binary_crossentropy", "categorical_crossentropy",
                   "sparse_categorical_crossentropy"}  # fmt: skip
@@ -132,6 +149,7 @@ def _loss_init(it: Interpreter, obj: Instance, args, kwargs, node):
     options (from_logits=, label_smoothing=, axis=)."""
     fn, options = LOSSES.get(obj.cls.name, (None, ()))
     names = (*options, "reduction", "name", "dtype") if fn else ("name", "reduction", "dtype")
+    names = PARAM_ORDER.get(obj.cls.name, names)
     bound = dict(zip(names, args))
     for k, v in kwargs.items():
         if k not in names:
@@ -148,7 +166,7 @@ def _loss_init(it: Interpreter, obj: Instance, args, kwargs, node):
         fn=fn,
         reduction=reduction,
         dtype=_dtype(it, bound.get("dtype"), node),
-        attrs={k: bound[k] for k in ("from_logits", "label_smoothing", "axis") if k in bound},
+        attrs={k: bound[k] for k in options if k in bound and k != "ignore_class"},
     )
     return None
 
@@ -157,6 +175,9 @@ def _wrapper_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """LossFunctionWrapper.call: the keras.losses function (its op), per sample."""
     y_true, y_pred = args[0], args[1]
     op, attrs = obj.data["fn"], dict(obj.data["attrs"])
+    if op in loss_functions.FUNCTIONS:  # squeeze_or_expand_to_same_rank, then the function
+        y_true, y_pred = _same_rank(it, y_true, y_pred, node)
+        return loss_functions.call(it, op, [y_true, y_pred], attrs, node)
     if op in CROSSENTROPIES and isinstance(y_pred, Tensor) and y_pred.id in state(it).logits:
         y_pred = state(it).logits[y_pred.id]  # Keras uses the activation's logits
         attrs["from_logits"] = True

@@ -1,0 +1,470 @@
+"""Keras 3's `keras.ops` and the legacy `tf.keras.backend` functions, as rows of the reader's
+one table kind (api_table.TFOp: Keras's parameter names and defaults, which differ from
+tf.*'s), plus the few that need a handler (argmax's flattening, one_hot, take, the
+crossentropies, convert_to_numpy). Checked against the registry like api_table.
+
+Keras 3.15.1 on TensorFlow 2.21:
+- `keras.ops.X` (also `tf.keras.ops.X`, `keras.ops.numpy.X`, `keras.ops.nn.X`): each runs the
+  tf.* op of the TensorFlow backend; a float64 tensor stays float64, Python floats become
+  float32. `keras.ops.sigmoid`/`softmax` keep their logits for the crossentropies (as
+  keras.activations do). `keras.ops.convert_to_numpy(t)` leaves the tape (leaves_tape).
+- `tf.keras.backend` is keras._tf_keras.keras.backend, the legacy backend with K.mean,
+  K.square, ...; `keras.backend` (`import keras`, `from keras import backend as K`) has only
+  epsilon, floatx, image_data_format, ...: K.mean there is TensorFlow's AttributeError.
+- K.sqrt is sqrt(maximum(x, 0)) (a negative x gets no gradient); K.binary_crossentropy adds
+  epsilon inside its logs; K.argmax's axis defaults to -1.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gradcli.tfcode.api_table import TFOp
+from gradcli.tfcode.support import Raises
+from gradcli.tfcode.values import TF, Tensor, Variable
+
+if TYPE_CHECKING:  # annotations only
+    from gradcli.tfcode.interpret import Interpreter
+
+
+def _u(op: str, param: str = "x") -> TFOp:
+    return TFOp(op, (param,), (param,), ignored=())
+
+
+def _b(op: str, a: str = "x1", b: str = "x2") -> TFOp:
+    return TFOp(op, (a, b), (a, b), ignored=())
+
+
+def _r(op: str, extra: tuple = ()) -> TFOp:
+    return TFOp(op, ("x", "axis", "keepdims", *extra), ("x",),
+                {"axis": ("axis", None), "keepdims": ("keepdims", False)}, ignored=())  # fmt: skip
+
+
+OPS: dict[str, TFOp] = {}
+for _n, _op in {
+    "square": "square", "sqrt": "sqrt", "abs": "abs", "absolute": "abs", "exp": "exp",
+    "log": "log", "log1p": "log1p", "expm1": "expm1", "negative": "neg", "sign": "sign",
+    "tanh": "tanh", "sin": "sin", "cos": "cos", "tan": "tan", "floor": "floor", "ceil": "ceil",
+    "reciprocal": "reciprocal", "logical_not": "logical_not", "sinh": "sinh", "cosh": "cosh",
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctanh": "atanh",
+}.items():  # fmt: skip
+    OPS[_n] = _u(_op)
+for _n, _op in {
+    "add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
+    "power": "pow", "maximum": "maximum", "minimum": "minimum", "equal": "equal",
+    "not_equal": "not_equal", "greater": "greater", "greater_equal": "greater_equal",
+    "less": "less", "less_equal": "less_equal", "logical_and": "logical_and",
+    "logical_or": "logical_or", "floor_divide": "floordiv", "mod": "floormod",
+    "divide_no_nan": "div_no_nan", "matmul": "matmul", "arctan2": "atan2",
+}.items():  # fmt: skip
+    OPS[_n] = _b(_op)
+for _n, _op in {"mean": "mean", "sum": "sum", "prod": "prod", "std": "std", "var": "var",
+                "logsumexp": "logsumexp"}.items():  # fmt: skip
+    OPS[_n] = _r(_op)
+OPS["max"] = _r("max", ("initial",))  # initial: only None is read
+OPS["min"] = _r("min", ("initial",))
+OPS["round"] = TFOp("round", ("x", "decimals"), ("x",), ignored=())  # decimals: 0 only
+OPS["clip"] = TFOp("clip", ("x", "x_min", "x_max"), ("x", "x_min", "x_max"), ignored=())
+OPS["where"] = TFOp("where", ("condition", "x1", "x2"), ("condition", "x1", "x2"), ignored=())
+OPS["cast"] = TFOp("cast", ("x", "dtype"), ("x",), {"dtype": ("dtype", None)}, ignored=())
+OPS["reshape"] = TFOp("reshape", ("x", "newshape"), ("x",), {"newshape": ("shape", None)},
+                      ignored=())  # fmt: skip
+OPS["transpose"] = TFOp("transpose", ("x", "axes"), ("x",), {"axes": ("axes", None)}, ignored=())
+OPS["concatenate"] = TFOp("concat", ("xs", "axis"), ("xs",), {"axis": ("axis", 0)}, listed=True,
+                          ignored=())  # fmt: skip
+OPS["stack"] = TFOp("stack", ("x", "axis"), ("x",), {"axis": ("axis", 0)}, listed=True,
+                    ignored=())  # fmt: skip
+OPS["expand_dims"] = TFOp("expand_dims", ("x", "axis"), ("x",), {"axis": ("axis", None)},
+                          ignored=())  # fmt: skip
+OPS["squeeze"] = TFOp("squeeze", ("x", "axis"), ("x",), {"axis": ("axis", None)}, ignored=())
+OPS["tile"] = TFOp("tile", ("x", "repeats"), ("x",), {"repeats": ("multiples", None)},
+                   ignored=())  # fmt: skip
+OPS["repeat"] = TFOp("repeat", ("x", "repeats", "axis"), ("x",),
+                     {"repeats": ("repeats", None), "axis": ("axis", None)},
+                     ignored=())  # fmt: skip
+OPS["take_along_axis"] = TFOp("take_along_axis", ("x", "indices", "axis"), ("x", "indices"),
+                              {"axis": ("axis", None)}, ignored=())  # fmt: skip
+OPS["sort"] = TFOp("sort", ("x", "axis"), ("x",), {"axis": ("axis", -1)}, ignored=())
+OPS["argsort"] = TFOp("argsort", ("x", "axis"), ("x",), {"axis": ("axis", -1)}, ignored=())
+OPS["tensordot"] = TFOp("tensordot", ("x1", "x2", "axes"), ("x1", "x2"),
+                        {"axes": ("axes", 2)}, ignored=())  # fmt: skip
+OPS["norm"] = TFOp("norm", ("x", "ord", "axis", "keepdims"), ("x",),
+                   {"ord": ("ord", None), "axis": ("axis", None), "keepdims": ("keepdims", False)},
+                   ignored=())  # fmt: skip
+OPS["stop_gradient"] = _u("stop_gradient", "variable")
+# keras.ops.nn
+NN: dict[str, TFOp] = {
+    **{n: _u(n) for n in ("relu", "relu6", "selu", "silu", "softsign", "softplus",
+                          "log_sigmoid", "erf", "rsqrt")},
+    "swish": _u("silu"),
+    "elu": TFOp("elu", ("x", "alpha"), ("x",), ignored=()),  # alpha: 1.0 only
+    "gelu": TFOp("gelu", ("x", "approximate"), ("x",), {"approximate": ("approximate", True)},
+                 ignored=()),
+    "leaky_relu": TFOp("leaky_relu", ("x", "negative_slope"), ("x",),
+                       {"negative_slope": ("alpha", 0.2)}, ignored=()),
+    "log_softmax": TFOp("log_softmax", ("x", "axis"), ("x",), {"axis": ("axis", -1)},
+                        ignored=()),
+}  # fmt: skip
+
+# tf.keras.backend (keras._tf_keras.keras.backend, keras/src/legacy/backend.py)
+LEGACY: dict[str, TFOp] = {
+    **{n: _u(op) for n, op in (("square", "square"), ("abs", "abs"), ("exp", "exp"),
+                                ("log", "log"), ("sign", "sign"), ("round", "round"),
+                                ("tanh", "tanh"), ("softplus", "softplus"),
+                                ("softsign", "softsign"), ("sin", "sin"), ("cos", "cos"))},
+    **{n: _b(op, "x", "y") for n, op in (("maximum", "maximum"), ("minimum", "minimum"),
+                                          ("equal", "equal"), ("not_equal", "not_equal"),
+                                          ("greater", "greater"),
+                                          ("greater_equal", "greater_equal"), ("less", "less"),
+                                          ("less_equal", "less_equal"))},
+    **{n: _r(op) for n, op in (("mean", "mean"), ("sum", "sum"), ("max", "max"),
+                                ("min", "min"), ("prod", "prod"), ("std", "std"),
+                                ("var", "var"))},
+    "pow": _b("pow", "x", "a"),
+    "cast": TFOp("cast", ("x", "dtype"), ("x",), {"dtype": ("dtype", None)}, ignored=()),
+    "stop_gradient": _u("stop_gradient", "variables"),
+    "expand_dims": TFOp("expand_dims", ("x", "axis"), ("x",), {"axis": ("axis", -1)},
+                        ignored=()),
+    "reshape": TFOp("reshape", ("x", "shape"), ("x",), {"shape": ("shape", None)}, ignored=()),
+    "transpose": _u("transpose"),
+    "permute_dimensions": TFOp("transpose", ("x", "pattern"), ("x",),
+                               {"pattern": ("axes", None)}, ignored=()),
+    "stack": TFOp("stack", ("x", "axis"), ("x",), {"axis": ("axis", 0)}, listed=True,
+                  ignored=()),
+    "concatenate": TFOp("concat", ("tensors", "axis"), ("tensors",), {"axis": ("axis", -1)},
+                        listed=True, ignored=()),
+    "argmax": TFOp("argmax", ("x", "axis"), ("x",), {"axis": ("axis", -1)}, ignored=()),
+    "argmin": TFOp("argmin", ("x", "axis"), ("x",), {"axis": ("axis", -1)}, ignored=()),
+    "l2_normalize": TFOp("l2_normalize", ("x", "axis"), ("x",), {"axis": ("axis", None)},
+                         ignored=()),
+    "cumsum": TFOp("cumsum", ("x", "axis"), ("x",), {"axis": ("axis", 0)}, ignored=()),
+    "tile": TFOp("tile", ("x", "n"), ("x",), {"n": ("multiples", None)}, ignored=()),
+    "elu": TFOp("elu", ("x", "alpha"), ("x",), ignored=()),  # alpha: 1.0 only
+    "dot": _b("matmul", "x", "y"),  # 2-D tensors (rank > 2: refused by matmul's shapes)
+}  # fmt: skip
+# keras.backend (Keras 3's own, few functions) -> its constant answer
+NATIVE_BACKEND = {"epsilon": 1e-7, "floatx": "float32", "image_data_format": "channels_last",
+                  "backend": "tensorflow", "clear_session": None}  # fmt: skip
+NATIVE_BACKEND_NAMES = ("backend", "clear_session", "epsilon", "floatx", "get_uid",
+                        "image_data_format", "is_float_dtype", "is_int_dtype",
+                        "is_keras_tensor", "result_type", "set_epsilon", "set_floatx",
+                        "set_image_data_format", "standardize_dtype")  # fmt: skip
+
+KERAS: dict[str, TFOp] = {}
+for _prefix in ("keras.ops.", "tf.keras.ops.", "tf.compat.v2.keras.ops."):
+    for _n, _row in OPS.items():
+        KERAS[_prefix + _n] = _row
+    for _n, _row in NN.items():
+        KERAS[_prefix + _n] = _row
+for _n, _row in OPS.items():
+    KERAS["keras.ops.numpy." + _n] = _row
+for _n, _row in NN.items():
+    KERAS["keras.ops.nn." + _n] = _row
+for _prefix in ("tf.keras.backend.", "tf.compat.v2.keras.backend."):
+    for _n, _row in LEGACY.items():
+        KERAS[_prefix + _n] = _row
+
+
+# --- functions with a handler ------------------------------------------------------------------
+def _bind(it: Interpreter, path, params, args, kwargs, node) -> dict:
+    if len(args) > len(params):
+        it.refuse(node, f"{path} with {len(args)} arguments")
+    bound = dict(zip(params, args))
+    for k, v in kwargs.items():
+        if k not in params:
+            it.refuse(node, f"{path}(..., {k}=...)")
+        bound[k] = v
+    return bound
+
+
+def _keeping_logits(op: str):
+    """keras.ops.sigmoid/softmax: the output remembers its logits (_keras_logits)."""
+
+    def run(it: Interpreter, path, args, kwargs, node):
+        from gradcli.tfcode.keras.protocol import state
+
+        params = ("x", "axis") if op == "softmax" else ("x",)
+        b = _bind(it, path, params, args, kwargs, node)
+        attrs = {"axis": b["axis"]} if b.get("axis") is not None else {}
+        if op == "softmax" and b.get("axis", -1) is None:
+            it.refuse(node, f"{path}(..., axis=None)")
+        out = it.op_call(op, [b["x"]], attrs, node)
+        if isinstance(b["x"], (Tensor, Variable)) and isinstance(out, Tensor):
+            state(it).logits[out.id] = b["x"]
+        return Tensor(out.id, TF) if isinstance(out, Tensor) else out
+
+    return run
+
+
+def _argmax(op: str, legacy: bool):
+    """keras.ops.argmax(x, axis=None, keepdims=False): int32; axis None flattens first."""
+
+    def run(it: Interpreter, path, args, kwargs, node):
+        b = _bind(it, path, ("x", "axis", "keepdims"), args, kwargs, node)
+        x, axis = b.get("x"), b.get("axis")
+        if b.get("keepdims"):
+            it.refuse(node, f"{path}(..., keepdims=True)")
+        if axis is None:
+            x, axis = it.op_call("reshape", [x], {"shape": [-1]}, node), 0
+        return it.op_call(op, [x], {"axis": axis, "output_type": "int32"}, node)
+
+    return run
+
+
+def _one_hot(it: Interpreter, path, args, kwargs, node):
+    """keras.ops.one_hot(x, num_classes, axis=-1, dtype=None): float32 by default."""
+    b = _bind(it, path, ("x", "num_classes", "axis", "dtype", "sparse"), args, kwargs, node)
+    if b.get("sparse"):
+        it.refuse(node, f"{path}(..., sparse=True)")
+    extra = {k: b[k] for k in ("axis", "dtype") if b.get(k) is not None}
+    return it.call_api("tf.one_hot", [b.get("x"), b.get("num_classes")], extra, node, None)
+
+
+def _legacy_one_hot(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("indices", "num_classes"), args, kwargs, node)
+    return it.call_api("tf.one_hot", [b.get("indices"), b.get("num_classes")], {}, node, None)
+
+
+def _take(it: Interpreter, path, args, kwargs, node):
+    """keras.ops.take(x, indices, axis=None): axis None gathers from the flattened x."""
+    b = _bind(it, path, ("x", "indices", "axis"), args, kwargs, node)
+    x, axis = b.get("x"), b.get("axis")
+    if axis is None:
+        x, axis = it.op_call("reshape", [x], {"shape": [-1]}, node), 0
+    return it.call_api("tf.gather", [x, b.get("indices")], {"axis": axis}, node, None)
+
+
+def _legacy_gather(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("reference", "indices"), args, kwargs, node)
+    return it.call_api("tf.gather", [b.get("reference"), b.get("indices")], {}, node, None)
+
+
+def _convert_to_tensor(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("x", "dtype", "sparse", "ragged"), args, kwargs, node)
+    if b.get("sparse") or b.get("ragged"):
+        it.refuse(node, f"{path} of a sparse or ragged tensor")
+    extra = {"dtype": b["dtype"]} if b.get("dtype") is not None else {}
+    return it.call_api("tf.convert_to_tensor", [b.get("x")], extra, node, None)
+
+
+def _convert_to_numpy(it: Interpreter, path, args, kwargs, node):
+    """keras.ops.convert_to_numpy(x): a NumPy array, out of the tape (leaves_tape)."""
+    import ast
+
+    b = _bind(it, path, ("x",), args, kwargs, node)
+    x = b.get("x")
+    if it.symbolic(x):  # inside a traced tf.function (Keras's train_step): x.numpy() fails
+        fn = it.tracing[-1].fn
+        raise Raises(
+            "NotImplementedError",
+            "numpy() is only available when eager execution is enabled.",
+            it.pos(node),
+            f"inside @tf.function {fn.name} (line {fn.pos.line}) tensors have no value; "
+            "outside it, convert_to_numpy would leave the tape (leaves_tape): keep the "
+            "computation in keras.ops",
+        )
+    return it.leave(x, node, ast.unparse(node), "np.array")
+
+
+def _shape(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("x",), args, kwargs, node)
+    return tuple(it.g[it.tensor_id(b.get("x"), read=False)].shape)
+
+
+def _ndim(it: Interpreter, path, args, kwargs, node):
+    return len(_shape(it, path, args, kwargs, node))
+
+
+def _filled(name: str, like: bool):
+    def run(it: Interpreter, path, args, kwargs, node):
+        params = ("x", "dtype") if like else ("shape", "dtype")
+        if path.startswith("tf.keras.backend."):
+            params = (*params, "name")
+        b = _bind(it, path, params, args, kwargs, node)
+        extra = {"dtype": b["dtype"]} if b.get("dtype") is not None else {}
+        return it.call_api(f"tf.{name}", [b.get(params[0])], extra, node, None)
+
+    return run
+
+
+def _normalize(it: Interpreter, path, args, kwargs, node):
+    """keras.ops.normalize(x, axis=-1, order=2, epsilon=None): x * min(rsqrt(sum x^2), 1/eps)."""
+    from gradcli.tfcode.keras.loss_functions import _normalize as normalize
+    from gradcli.tfcode.keras.loss_functions import _Ops
+
+    b = _bind(it, path, ("x", "axis", "order", "epsilon"), args, kwargs, node)
+    if b.get("order", 2) != 2 or b.get("epsilon") is not None:
+        it.refuse(node, f"{path} with order or epsilon", "the default L2 norm is read")
+    return normalize(_Ops(it, node), b.get("x"), b.get("axis", -1))
+
+
+def _crossentropy(kind: str, legacy: bool):
+    """keras.ops.binary_crossentropy / categorical_crossentropy (elementwise / per row), and
+    the legacy K.* versions (epsilon added inside binary's logs)."""
+
+    def run(it: Interpreter, path, args, kwargs, node):
+        from gradcli.tfcode.keras import loss_functions as lf
+
+        params = ("target", "output", "from_logits", "axis")
+        b = _bind(it, path, params[:3] if kind == "binary" else params, args, kwargs, node)
+        o = lf._Ops(it, node)
+        target, output = o.tensor(b.get("target")), o.tensor(b.get("output"))
+        from_logits = bool(b.get("from_logits", False))
+        axis = b.get("axis", -1)
+        logits = None if legacy else lf._logits(o, output)
+        if logits is not None:
+            output, from_logits = logits, True
+        if kind == "binary":
+            if from_logits:
+                return o.sigmoid_cross_entropy(target, output)
+            if not legacy:
+                return lf._bce(o, target, output)
+            eps = o.cast(lf.EPSILON, o.dtype(output))
+            out = o.clip(output, eps, o.sub(1.0, eps))
+            bce = o.mul(target, o.log(o.add(out, lf.EPSILON)))
+            bce = o.add(bce, o.mul(o.sub(1, target), o.log(o.add(o.sub(1, out), lf.EPSILON))))
+            return o.neg(bce)
+        if from_logits:
+            return o.softmax_cross_entropy(target, output, axis=axis)
+        out = o.div(output, o.sum(output, axis=axis, keepdims=True))
+        if legacy:
+            eps = o.cast(lf.EPSILON, o.dtype(output))
+            out = o.clip(out, eps, o.sub(1.0, eps))
+        else:
+            out = o.clip(out, lf.EPSILON, 1.0 - lf.EPSILON)
+        return o.neg(o.sum(o.mul(target, o.log(out)), axis=axis))
+
+    return run
+
+
+def _sparse_crossentropy(it: Interpreter, path, args, kwargs, node):
+    from gradcli.tfcode.keras import loss_functions as lf
+
+    params = ("target", "output", "from_logits", "axis", "ignore_class")
+    b = _bind(it, path, params, args, kwargs, node)
+    if b.get("ignore_class") is not None:
+        it.refuse(node, f"{path}(..., ignore_class=...)")
+    extra = {k: b[k] for k in ("from_logits", "axis") if k in b}
+    return lf.call(it, "sparse_categorical_crossentropy", [b.get("target"), b.get("output")],
+                   extra, node)  # fmt: skip
+
+
+def _legacy_sqrt(it: Interpreter, path, args, kwargs, node):
+    # sqrt(maximum(x, 0)): tf.maximum's tie sends the gradient to x at 0
+    b = _bind(it, path, ("x",), args, kwargs, node)
+    return it.op_call("sqrt", [it.op_call("maximum", [b.get("x"), 0.0], {}, node)], {}, node)
+
+
+def _legacy_clip(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("x", "min_value", "max_value"), args, kwargs, node)
+    lo, hi = b.get("min_value"), b.get("max_value")
+    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and hi < lo:
+        hi = lo
+    lo = float("-inf") if lo is None else lo
+    hi = float("inf") if hi is None else hi
+    return it.op_call("clip", [b.get("x"), lo, hi], {}, node)
+
+
+def _legacy_flatten(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("x",), args, kwargs, node)
+    return it.op_call("reshape", [b.get("x")], {"shape": [-1]}, node)
+
+
+def _legacy_batch_flatten(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("x",), args, kwargs, node)
+    shape = _shape(it, path, [b.get("x")], {}, node)
+    rest = 1
+    for d in shape[1:]:
+        rest *= d
+    return it.op_call("reshape", [b.get("x")], {"shape": [-1, rest]}, node)
+
+
+def _legacy_relu(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("x", "alpha", "max_value", "threshold"), args, kwargs, node)
+    if b.get("alpha", 0.0) != 0 or b.get("threshold", 0.0) != 0 or b.get("max_value") is not None:
+        it.refuse(node, f"{path} with alpha, max_value or threshold")
+    return it.op_call("relu", [b.get("x")], {}, node)
+
+
+def _constant_of(value):
+    def run(it: Interpreter, path, args, kwargs, node):
+        if args or kwargs:
+            it.refuse(node, f"{path} with arguments")
+        return value
+
+    return run
+
+
+def _legacy_constant(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("value", "dtype", "shape", "name"), args, kwargs, node)
+    if b.get("shape") is not None:
+        it.refuse(node, f"{path}(..., shape=...)")
+    dtype = b.get("dtype") or "float32"  # floatx()
+    return it.call_api("tf.constant", [b.get("value")], {"dtype": dtype}, node, None)
+
+
+OPS_HANDLERS = {
+    "sigmoid": _keeping_logits("sigmoid"), "softmax": _keeping_logits("softmax"),
+    "argmax": _argmax("argmax", False), "argmin": _argmax("argmin", False),
+    "one_hot": _one_hot, "take": _take, "convert_to_tensor": _convert_to_tensor,
+    "convert_to_numpy": _convert_to_numpy, "shape": _shape, "ndim": _ndim,
+    "zeros_like": _filled("zeros_like", True), "ones_like": _filled("ones_like", True),
+    "zeros": _filled("zeros", False), "ones": _filled("ones", False),
+    "normalize": _normalize,
+    "binary_crossentropy": _crossentropy("binary", False),
+    "categorical_crossentropy": _crossentropy("categorical", False),
+    "sparse_categorical_crossentropy": _sparse_crossentropy,
+}  # fmt: skip
+LEGACY_HANDLERS = {
+    "sigmoid": _keeping_logits("sigmoid"), "softmax": _keeping_logits("softmax"),
+    "sqrt": _legacy_sqrt, "clip": _legacy_clip, "flatten": _legacy_flatten,
+    "batch_flatten": _legacy_batch_flatten, "relu": _legacy_relu,
+    "epsilon": _constant_of(1e-7), "floatx": _constant_of("float32"),
+    "image_data_format": _constant_of("channels_last"), "backend": _constant_of("tensorflow"),
+    "clear_session": _constant_of(None), "one_hot": _legacy_one_hot, "gather": _legacy_gather,
+    "zeros_like": _filled("zeros_like", True), "ones_like": _filled("ones_like", True),
+    "binary_crossentropy": _crossentropy("binary", True),
+    "categorical_crossentropy": _crossentropy("categorical", True),
+    "sparse_categorical_crossentropy": _sparse_crossentropy,
+    "int_shape": _shape, "ndim": _ndim, "constant": _legacy_constant,
+}  # fmt: skip
+HANDLERS: dict = {}
+for _prefix in ("keras.ops.", "tf.keras.ops.", "tf.compat.v2.keras.ops."):
+    HANDLERS.update({_prefix + n: h for n, h in OPS_HANDLERS.items()})
+HANDLERS.update({"keras.ops.nn." + n: OPS_HANDLERS[n] for n in (
+    "sigmoid", "softmax", "one_hot", "normalize", "binary_crossentropy",
+    "categorical_crossentropy", "sparse_categorical_crossentropy")})  # fmt: skip
+HANDLERS.update({"keras.ops.numpy." + n: OPS_HANDLERS[n] for n in (
+    "argmax", "argmin", "take", "zeros_like", "ones_like", "zeros", "ones", "ndim")})  # fmt: skip
+HANDLERS.update({"keras.ops.core." + n: OPS_HANDLERS[n] for n in (
+    "convert_to_tensor", "convert_to_numpy", "shape")})  # fmt: skip
+for _prefix in ("tf.keras.backend.", "tf.compat.v2.keras.backend."):
+    HANDLERS.update({_prefix + n: h for n, h in LEGACY_HANDLERS.items()})
+for _n in ("epsilon", "floatx", "image_data_format", "backend", "clear_session"):
+    HANDLERS[f"keras.backend.{_n}"] = LEGACY_HANDLERS[_n]
+
+NOT_KERAS = object()
+
+
+def call(it: Interpreter, path: str, args, kwargs, node):
+    """A keras.ops / keras.backend function with a handler; TensorFlow's AttributeError for
+    a name Keras 3's keras.backend does not have; NOT_KERAS otherwise (a table row)."""
+    handler = HANDLERS.get(path)
+    if handler is not None:
+        return handler(it, path, args, kwargs, node)
+    head, _, last = path.rpartition(".")
+    if head == "keras.backend" and last not in NATIVE_BACKEND_NAMES:
+        raise Raises(
+            "AttributeError",
+            f"module 'keras.backend' has no attribute '{last}'",
+            it.pos(node),
+            f"Keras 3's keras.backend has no math functions: use keras.ops.{last} (or "
+            f"tf.keras.backend.{last}, the legacy backend, or tf.*)",
+        )
+    return NOT_KERAS
+
+
+def names() -> list[str]:
+    """The keras.ops / tf.keras.backend names read (rows and handlers), for the README."""
+    shown = [p for p in (*KERAS, *HANDLERS) if p.startswith(("keras.", "tf.keras.backend."))]
+    return sorted(set(shown))
