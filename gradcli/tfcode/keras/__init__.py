@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradcli.tfcode import api_keras
+from gradcli.tfcode import api_keras_calls as api_keras
 from gradcli.tfcode.keras import initializers, loss_functions
 from gradcli.tfcode.keras import regularizers as _regularizers
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES

@@ -333,7 +333,22 @@ def call(it: Interpreter, fn: str, args, kwargs, node, path: str | None = None):
         from gradcli.tfcode import api_table
 
         row_path = f"tf.keras.losses.{fn}"
-        return it.table_call(row_path, api_table.TF[row_path], args, kwargs, node)
+        row = api_table.TF[row_path]
+        if fn != "mean_squared_error" and fn != "mean_absolute_error":
+            # the backend's crossentropies use a sigmoid/softmax output's logits
+            args, kwargs = list(args), dict(kwargs)
+            y_pred = args[1] if len(args) > 1 else kwargs.get("y_pred")
+            logits = _logits(_Ops(it, node), y_pred)
+            if logits is not None:
+                if len(args) > 1:
+                    args[1] = logits
+                else:
+                    kwargs["y_pred"] = logits
+                if len(args) > 2:
+                    args[2] = True
+                else:
+                    kwargs["from_logits"] = True
+        return it.table_call(row_path, row, args, kwargs, node)
     impl, options = FUNCTIONS[fn]
     params = ("y_true", "y_pred", *(k for k, _ in options))
     bound = dict(zip(params, args))
