@@ -74,7 +74,7 @@ READ = [
     "keras_fit_regularizers",
     "keras_losses_classes", "keras_losses_clip_edges", "keras_losses_functions",
     "keras_losses_ops", "keras_losses_backend", "keras_losses_backend_fit",
-    "keras_losses_compile_strings", "keras_losses_convert_to_numpy",
+    "keras_losses_compile_strings", "keras_losses_convert_to_numpy", "keras_losses_custom_fit",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
