@@ -86,6 +86,7 @@ def reader_names() -> list[str]:
     names += [f"tf.keras.losses.{n}" for n in loss_functions.FUNCTIONS]
     names += [f"tf.keras.losses.{n}" for n in loss_functions.LEGACY]
     names += [f"tf.keras.metrics.{n}" for n in loss_functions.METRIC_FUNCTIONS]
+    names += [f"tf.keras.metrics.{n}" for n in loss_functions.METRIC_ONLY]
     names += api_keras.names()
     return names
 
@@ -107,6 +108,8 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
         return apply_activation(it, last, args, kwargs, node)
     if head == "initializers" and last in initializers.NAMES:
         return initializers.construct(it, last, args, kwargs, node)
+    if head == "losses" and last == "get":
+        return loss_functions.get(it, path, args, kwargs, node)
     if head in ("losses", "metrics"):  # the loss functions (keras.metrics.<fn> too)
         fn = loss_functions.canonical(path)
         if fn is not None:

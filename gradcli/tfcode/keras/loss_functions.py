@@ -249,6 +249,23 @@ def tversky(o: _Ops, y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
     return o.sub(1, o.div(intersection, denominator))
 
 
+def binary_accuracy(o: _Ops, y_true, y_pred, threshold=0.5):
+    # keras.metrics.binary_accuracy: elementwise (no mean), through a comparison: no gradient
+    y_pred = o.tensor(y_pred)
+    y_true = o.tensor(y_true)
+    y_true, y_pred = _same_rank(o, y_true, y_pred)
+    y_pred = o.cast(o.greater(y_pred, threshold), o.dtype(y_true))
+    return o.cast(o.equal(y_true, y_pred), "float32")
+
+
+def categorical_accuracy(o: _Ops, y_true, y_pred):
+    # keras.metrics.categorical_accuracy: argmax of both (int32), compared: no gradient
+    y_pred = o.tensor(y_pred)
+    y_true = o.cast(o.argmax(o.tensor(y_true), axis=-1, output_type="int32"), o.dtype(y_pred))
+    y_pred = o.cast(o.argmax(y_pred, axis=-1, output_type="int32"), o.dtype(y_true))
+    return o.cast(o.equal(y_true, y_pred), "float32")
+
+
 # function name -> (its implementation, its options after y_true and y_pred with defaults)
 FUNCTIONS = {
     "hinge": (hinge, ()),
@@ -270,6 +287,11 @@ FUNCTIONS = {
     "dice": (dice, (("axis", None),)),
     "tversky": (tversky, (("alpha", 0.5), ("beta", 0.5), ("axis", None))),
 }  # fmt: skip
+# keras.metrics' own functions (not losses): through comparisons, no gradient
+METRIC_ONLY = {
+    "binary_accuracy": (binary_accuracy, (("threshold", 0.5),)),
+    "categorical_accuracy": (categorical_accuracy, ()),
+}
 # the loss functions of the registry (ops/keras_losses.py), read through api_table's rows
 REGISTRY_FUNCTIONS = ("mean_squared_error", "mean_absolute_error", "binary_crossentropy",
                       "categorical_crossentropy", "sparse_categorical_crossentropy")  # fmt: skip
@@ -303,7 +325,7 @@ def canonical(path: str) -> str | None:
         last = LEGACY[last]
     if head == "losses" and (last in FUNCTIONS or last in REGISTRY_FUNCTIONS):
         return last
-    if head == "metrics" and last in METRIC_FUNCTIONS:
+    if head == "metrics" and (last in METRIC_FUNCTIONS or last in METRIC_ONLY):
         return last
     return None
 
@@ -349,7 +371,7 @@ def call(it: Interpreter, fn: str, args, kwargs, node, path: str | None = None):
                 else:
                     kwargs["from_logits"] = True
         return it.table_call(row_path, row, args, kwargs, node)
-    impl, options = FUNCTIONS[fn]
+    impl, options = FUNCTIONS[fn] if fn in FUNCTIONS else METRIC_ONLY[fn]
     params = ("y_true", "y_pred", *(k for k, _ in options))
     bound = dict(zip(params, args))
     if len(args) > len(params):
@@ -377,3 +399,23 @@ def call(it: Interpreter, fn: str, args, kwargs, node, path: str | None = None):
     if isinstance(values.get("axis"), tuple):
         values["axis"] = list(values["axis"])
     return impl(_Ops(it, node), bound["y_true"], bound["y_pred"], **values)
+
+
+def get(it: Interpreter, path: str, args, kwargs, node):
+    """keras.losses.get(identifier): a loss function's name gives the function, a class name
+    a new object of the class (Keras's ALL_OBJECTS_DICT); objects and functions pass."""
+    from gradcli.tfcode.keras.library import LOSS_CLASSES
+    from gradcli.tfcode.keras.protocol import instantiate
+    from gradcli.tfcode.values import Module
+
+    identifier = args[0] if args else kwargs.get("identifier")
+    if not isinstance(identifier, str):
+        return identifier
+    prefix = path.rsplit(".", 1)[0]
+    aliases = {"bce": "binary_crossentropy", "BCE": "binary_crossentropy", **LEGACY}
+    name = aliases.get(identifier, identifier)
+    if name in LOSS_CLASSES:
+        return instantiate(it, LOSS_CLASSES[name], [], {}, node)
+    if name in FUNCTIONS or name in REGISTRY_FUNCTIONS:
+        return Module(f"{prefix}.{name}")
+    it.refuse(node, f"{path}({identifier!r})", "give a Keras 3 loss name")
