@@ -85,6 +85,14 @@ OPS["norm"] = TFOp("norm", ("x", "ord", "axis", "keepdims"), ("x",),
                    {"ord": ("ord", None), "axis": ("axis", None), "keepdims": ("keepdims", False)},
                    ignored=())  # fmt: skip
 OPS["stop_gradient"] = _u("stop_gradient", "variable")
+OPS["top_k"] = TFOp(
+    "top_k",
+    ("x", "k", "sorted"),
+    ("x",),
+    {"k": ("k", None), "sorted": ("sorted", True)},
+    ignored=(),
+    outputs=("TopKV2", (("values", "top_k"), ("indices", "top_k_indices"))),
+)
 # keras.ops.nn
 NN: dict[str, TFOp] = {
     **{n: _u(n) for n in ("relu", "relu6", "selu", "silu", "softsign", "softplus",

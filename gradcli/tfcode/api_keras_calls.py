@@ -62,6 +62,35 @@ def _argmax(op: str, legacy: bool):
     return run
 
 
+def _cumulative(op: str):
+    """keras.ops.cumsum/cumprod(x, axis=None, dtype=None): axis None flattens first."""
+
+    def run(it: Interpreter, path, args, kwargs, node):
+        b = _bind(it, path, ("x", "axis", "dtype"), args, kwargs, node)
+        x = b.get("x")
+        if b.get("dtype") is not None:
+            x = it.call_api("tf.convert_to_tensor", [x], {"dtype": b["dtype"]}, node, None)
+        axis = b.get("axis")
+        if axis is None:
+            x, axis = it.op_call("reshape", [x], {"shape": [-1]}, node), 0
+        return it.op_call(op, [x], {"axis": axis}, node)
+
+    return run
+
+
+def _dot(it: Interpreter, path, args, kwargs, node):
+    """keras.ops.dot(x1, x2): x1 * x2 for a scalar, else tensordot over x1's last axis and
+    x2's last (x2 a vector) or second-to-last axis, as the TensorFlow backend."""
+    b = _bind(it, path, ("x1", "x2"), args, kwargs, node)
+    x1, x2 = b.get("x1"), b.get("x2")
+    r1 = len(_shape(it, path, [x1], {}, node)) if isinstance(x1, (Tensor, Variable)) else 0
+    r2 = len(_shape(it, path, [x2], {}, node)) if isinstance(x2, (Tensor, Variable)) else 0
+    if r1 == 0 or r2 == 0:
+        return it.op_call("mul", [x1, x2], {}, node)
+    axes = [[r1 - 1], [0 if r2 == 1 else r2 - 2]]
+    return it.op_call("tensordot", [x1, x2], {"axes": axes}, node)
+
+
 def _one_hot(it: Interpreter, path, args, kwargs, node):
     """keras.ops.one_hot(x, num_classes, axis=-1, dtype=None): float32 by default."""
     b = _bind(it, path, ("x", "num_classes", "axis", "dtype", "sparse"), args, kwargs, node)
@@ -253,7 +282,8 @@ OPS_HANDLERS = {
     "convert_to_numpy": _convert_to_numpy, "shape": _shape, "ndim": _ndim,
     "zeros_like": _filled("zeros_like", True), "ones_like": _filled("ones_like", True),
     "zeros": _filled("zeros", False), "ones": _filled("ones", False),
-    "normalize": _normalize,
+    "normalize": _normalize, "cumsum": _cumulative("cumsum"), "cumprod": _cumulative("cumprod"),
+    "dot": _dot,
     "binary_crossentropy": _crossentropy("binary", False),
     "categorical_crossentropy": _crossentropy("categorical", False),
     "sparse_categorical_crossentropy": _sparse_crossentropy,
@@ -278,7 +308,8 @@ HANDLERS.update({"keras.ops.nn." + n: OPS_HANDLERS[n] for n in (
     "sigmoid", "softmax", "one_hot", "normalize", "binary_crossentropy",
     "categorical_crossentropy", "sparse_categorical_crossentropy")})  # fmt: skip
 HANDLERS.update({"keras.ops.numpy." + n: OPS_HANDLERS[n] for n in (
-    "argmax", "argmin", "take", "zeros_like", "ones_like", "zeros", "ones", "ndim")})  # fmt: skip
+    "argmax", "argmin", "take", "zeros_like", "ones_like", "zeros", "ones", "ndim", "cumsum",
+    "cumprod", "dot")})  # fmt: skip
 HANDLERS.update({"keras.ops.core." + n: OPS_HANDLERS[n] for n in (
     "convert_to_tensor", "convert_to_numpy", "shape")})  # fmt: skip
 for _prefix in ("tf.keras.backend.", "tf.compat.v2.keras.backend."):
