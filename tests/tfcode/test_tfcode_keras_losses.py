@@ -101,7 +101,7 @@ def test_metrics_are_read_and_ignored():
 
 
 def test_keras_ops_names_it_does_not_read_are_refused_at_their_line():
-    exc = error("x = tf.ones((2,))\ny = keras.ops.einsum(\"i->\", x)\n")
+    exc = error('x = tf.ones((2,))\ny = keras.ops.einsum("i->", x)\n')
     assert exc.pos.line == 5 and "keras.ops.einsum" in exc.message
 
 
