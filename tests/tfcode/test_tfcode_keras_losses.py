@@ -154,3 +154,16 @@ def test_focal_crossentropy_uses_the_sigmoid_layers_logits():
         tape.gradient(loss, model.trainable_variables)
     """)
     assert k.tolist() == [[1.0]] and b.tolist() == [1.0]
+
+
+def test_mean_with_sample_weight_divides_by_the_weights_sum():
+    # Keras 3's reduce_values: sum(values * w) / sum(w); per-sample mse of p against zeros
+    # has d/dp = p (2 p / 2 values), weighted 1/4 and 3/4
+    ((g,),) = grads("""
+        p = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+        mse = keras.losses.MeanSquaredError(reduction="mean_with_sample_weight")
+        with tf.GradientTape() as tape:
+            loss = mse(tf.zeros((2, 2)), p, sample_weight=tf.constant([1.0, 3.0]))
+        tape.gradient(loss, p)
+    """)
+    assert g.tolist() == [[0.25, 0.5], [2.25, 3.0]]

@@ -139,7 +139,7 @@ for _cls, _fn in OTHER_LOSSES.items():
 # the classes whose positional order is not (*options, reduction, name, dtype)
 PARAM_ORDER = {"Dice": ("reduction", "name", "axis", "dtype"),
                "Tversky": ("alpha", "beta", "reduction", "name", "axis", "dtype")}  # fmt: skip
-REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean")
+REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean", "mean_with_sample_weight")
 CROSSENTROPIES = {"binary_crossentropy", "categorical_crossentropy",
                   "sparse_categorical_crossentropy"}  # fmt: skip
 
@@ -238,7 +238,7 @@ def _loss_call(it: Interpreter, obj: Instance, args, kwargs, node):
         weight = _to_dtype(it, weight, dtype, node)
         values, weight = _same_rank(it, values, weight, node)
         values = it.op_call("mul", [values, weight], {}, node)
-    return _reduce(it, values, obj.data.get("reduction", "sum_over_batch_size"), node)
+    return _reduce(it, values, obj.data.get("reduction", "sum_over_batch_size"), node, weight)
 
 
 def _same_rank(it: Interpreter, a, b, node):
@@ -252,13 +252,15 @@ def _same_rank(it: Interpreter, a, b, node):
     return a, b
 
 
-def _reduce(it: Interpreter, values, reduction, node):
+def _reduce(it: Interpreter, values, reduction, node, weight=None):
     shape = tuple(it.g[it.tensor_id(values, read=False)].shape)
     if reduction in (None, "none") or shape in ((), (0,)):
         return values
     total = it.op_call("sum", [values], {}, node)
     if reduction == "sum":
         return total
+    if reduction == "mean_with_sample_weight" and weight is not None:  # sum / sum(weights)
+        return it.op_call("div_no_nan", [total, it.op_call("sum", [weight], {}, node)], {}, node)
     count = 1
     for d in shape:
         count *= d
