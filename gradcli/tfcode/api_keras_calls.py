@@ -288,8 +288,8 @@ OPS_HANDLERS = {
     "categorical_crossentropy": _crossentropy("categorical", False),
     "sparse_categorical_crossentropy": _sparse_crossentropy,
 }  # fmt: skip
-LEGACY_HANDLERS = {
-    "sigmoid": _keeping_logits("sigmoid"), "softmax": _keeping_logits("softmax"),
+LEGACY_HANDLERS = {  # the legacy K.sigmoid keeps no logits (K.softmax does)
+    "softmax": _keeping_logits("softmax"),
     "sqrt": _legacy_sqrt, "clip": _legacy_clip, "flatten": _legacy_flatten,
     "batch_flatten": _legacy_batch_flatten, "relu": _legacy_relu,
     "epsilon": _constant_of(1e-7), "floatx": _constant_of("float32"),
