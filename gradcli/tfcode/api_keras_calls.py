@@ -183,7 +183,9 @@ def _crossentropy(kind: str, legacy: bool):
         target, output = o.tensor(b.get("target")), o.tensor(b.get("output"))
         from_logits = bool(b.get("from_logits", False))
         axis = b.get("axis", -1)
-        logits = None if legacy else lf._logits(o, output)
+        logits = (
+            None if legacy else lf._logits(o, output, "sigmoid" if kind == "binary" else "softmax")
+        )
         if logits is not None:
             output, from_logits = logits, True
         if kind == "binary":

@@ -167,3 +167,24 @@ def test_mean_with_sample_weight_divides_by_the_weights_sum():
         tape.gradient(loss, p)
     """)
     assert g.tolist() == [[0.25, 0.5], [2.25, 3.0]]
+
+
+def test_traced_fit_takes_the_logits_of_any_sigmoid_op():
+    # TensorFlow 2.21 printed these gradients of the traced first step (a tf.numpy_function
+    # capturing them inside train_step): Keras's binary crossentropy finds the Sigmoid op
+    # (output.op.type) and computes from its input, so the saturated first sample (logit 20)
+    # still passes sigmoid(20) - 0 = 1 per unit (run eagerly, the clipped form gives 0.156)
+    ((k, b),) = grads("""
+        class M(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.d = tf.keras.layers.Dense(2, kernel_initializer="ones")
+            def call(self, x):
+                return tf.nn.sigmoid(self.d(x))
+        model = M()
+        model.compile(optimizer="sgd", loss="binary_crossentropy")
+        model.fit(np.array([[10.0, 10.0], [-1.0, 0.5]]), np.array([[0.0, 1.0], [1.0, 0.0]]))
+    """)
+    want_k = [[2.6556148529052734, -0.09438516944646835], [2.4221925735473633, 0.04719258472323418]]
+    want_b = [0.09438517689704895, 0.09438516944646835]
+    assert np.allclose(k, want_k, rtol=1e-6, atol=0) and np.allclose(b, want_b, rtol=1e-6, atol=0)

@@ -191,8 +191,10 @@ def _wrapper_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if op in loss_functions.FUNCTIONS:  # squeeze_or_expand_to_same_rank, then the function
         y_true, y_pred = _same_rank(it, y_true, y_pred, node)
         return loss_functions.call(it, op, [y_true, y_pred], attrs, node)
-    if op in CROSSENTROPIES and isinstance(y_pred, Tensor) and y_pred.id in state(it).logits:
-        y_pred = state(it).logits[y_pred.id]  # Keras uses the activation's logits
+    kind = "sigmoid" if op == "binary_crossentropy" else "softmax"
+    logits = loss_functions.logits_of(it, y_pred, kind) if op in CROSSENTROPIES else None
+    if logits is not None:
+        y_pred = logits  # Keras uses the activation's logits
         attrs["from_logits"] = True
     if op == "sparse_categorical_crossentropy":  # the backend casts the labels to int64
         i = it.tensor_id(y_true)

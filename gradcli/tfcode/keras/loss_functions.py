@@ -174,10 +174,24 @@ def poisson(o: _Ops, y_true, y_pred):
     return o.mean(o.sub(y_pred, o.mul(y_true, o.log(o.add(y_pred, epsilon)))), axis=-1)
 
 
-def _logits(o: _Ops, y_pred):
-    """The logits Keras's backend finds on a sigmoid/softmax output (_keras_logits)."""
-    if isinstance(y_pred, Tensor):
-        return state(o.it).logits.get(y_pred.id)
+def _logits(o: _Ops, y_pred, op_type: str = "sigmoid"):
+    """The logits Keras's backend finds on a sigmoid/softmax output (_get_logits)."""
+    return logits_of(o.it, y_pred, op_type)
+
+
+def logits_of(it: Interpreter, y_pred, op_type: str):
+    """Keras's _get_logits: the input of a keras.activations/keras.ops sigmoid or softmax
+    (`_keras_logits`); inside a traced function (fit's train_step) also of any Sigmoid or
+    Softmax op (`output.op.type`), tf.nn.sigmoid's included."""
+    if not isinstance(y_pred, Tensor):
+        return None
+    found = state(it).logits.get(y_pred.id)
+    if found is not None or not it.symbolic(y_pred):
+        return found
+    node = it.g[y_pred.id]
+    last = len(node.shape) - 1
+    if node.op == op_type and node.attrs.get("axis", -1) in (-1, last):
+        return Tensor(node.inputs[0], TF)
     return None
 
 
@@ -360,7 +374,8 @@ def call(it: Interpreter, fn: str, args, kwargs, node, path: str | None = None):
             # the backend's crossentropies use a sigmoid/softmax output's logits
             args, kwargs = list(args), dict(kwargs)
             y_pred = args[1] if len(args) > 1 else kwargs.get("y_pred")
-            logits = _logits(_Ops(it, node), y_pred)
+            kind = "sigmoid" if fn == "binary_crossentropy" else "softmax"
+            logits = logits_of(it, y_pred, kind)
             if logits is not None:
                 if len(args) > 1:
                     args[1] = logits
