@@ -71,7 +71,7 @@ READ = [
     "keras_gru", "keras_lstm", "keras_rnn_unused", "keras_rnn_second_order",
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
-    "keras_fit_regularizers",
+    "keras_fit_regularizers", "stored_variable_from_tensor", "stored_assign_from_tensor",
     "keras_losses_classes", "keras_losses_clip_edges", "keras_losses_functions",
     "keras_losses_ops", "keras_losses_backend", "keras_losses_backend_fit",
     "keras_losses_compile_strings", "keras_losses_convert_to_numpy", "keras_losses_custom_fit",
