@@ -142,6 +142,8 @@ LEGACY: dict[str, TFOp] = {
     "cumsum": TFOp("cumsum", ("x", "axis"), ("x",), {"axis": ("axis", 0)}, ignored=()),
     "tile": TFOp("tile", ("x", "n"), ("x",), {"n": ("multiples", None)}, ignored=()),
     "elu": TFOp("elu", ("x", "alpha"), ("x",), ignored=()),  # alpha: 1.0 only
+    "repeat_elements": TFOp("repeat", ("x", "rep", "axis"), ("x",),
+                            {"rep": ("repeats", None), "axis": ("axis", None)}, ignored=()),
     "dot": _b("matmul", "x", "y"),  # 2-D tensors (rank > 2: refused by matmul's shapes)
 }  # fmt: skip
 NATIVE_BACKEND_NAMES = ("backend", "clear_session", "epsilon", "floatx", "get_uid",

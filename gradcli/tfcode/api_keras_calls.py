@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradcli.tfcode.api_keras import KERAS, NATIVE_BACKEND_NAMES
+from gradcli.tfcode.api_keras_legacy import LEGACY_ONLY, _bind, _ndim, _shape
 from gradcli.tfcode.support import Raises
 from gradcli.tfcode.values import TF, Tensor, Variable
 
@@ -17,15 +18,6 @@ if TYPE_CHECKING:  # annotations only
 
 
 # --- functions with a handler ------------------------------------------------------------------
-def _bind(it: Interpreter, path, params, args, kwargs, node) -> dict:
-    if len(args) > len(params):
-        it.refuse(node, f"{path} with {len(args)} arguments")
-    bound = dict(zip(params, args))
-    for k, v in kwargs.items():
-        if k not in params:
-            it.refuse(node, f"{path}(..., {k}=...)")
-        bound[k] = v
-    return bound
 
 
 def _keeping_logits(op: str):
@@ -138,15 +130,6 @@ def _convert_to_numpy(it: Interpreter, path, args, kwargs, node):
     return it.leave(x, node, ast.unparse(node), "np.array")
 
 
-def _shape(it: Interpreter, path, args, kwargs, node):
-    b = _bind(it, path, ("x",), args, kwargs, node)
-    return tuple(it.g[it.tensor_id(b.get("x"), read=False)].shape)
-
-
-def _ndim(it: Interpreter, path, args, kwargs, node):
-    return len(_shape(it, path, args, kwargs, node))
-
-
 def _filled(name: str, like: bool):
     def run(it: Interpreter, path, args, kwargs, node):
         params = ("x", "dtype") if like else ("shape", "dtype")
@@ -223,58 +206,57 @@ def _sparse_crossentropy(it: Interpreter, path, args, kwargs, node):
                    extra, node)  # fmt: skip
 
 
-def _legacy_sqrt(it: Interpreter, path, args, kwargs, node):
-    # sqrt(maximum(x, 0)): tf.maximum's tie sends the gradient to x at 0
-    b = _bind(it, path, ("x",), args, kwargs, node)
-    return it.op_call("sqrt", [it.op_call("maximum", [b.get("x"), 0.0], {}, node)], {}, node)
+def _full(like: bool):
+    """keras.ops.full(shape, fill_value, dtype=None) / full_like(x, fill_value, dtype=None):
+    broadcast_to(convert_to_tensor(fill_value, dtype), shape) (a tensor fill gets its
+    gradient, summed)."""
 
-
-def _legacy_clip(it: Interpreter, path, args, kwargs, node):
-    b = _bind(it, path, ("x", "min_value", "max_value"), args, kwargs, node)
-    lo, hi = b.get("min_value"), b.get("max_value")
-    if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and hi < lo:
-        hi = lo
-    lo = float("-inf") if lo is None else lo
-    hi = float("inf") if hi is None else hi
-    return it.op_call("clip", [b.get("x"), lo, hi], {}, node)
-
-
-def _legacy_flatten(it: Interpreter, path, args, kwargs, node):
-    b = _bind(it, path, ("x",), args, kwargs, node)
-    return it.op_call("reshape", [b.get("x")], {"shape": [-1]}, node)
-
-
-def _legacy_batch_flatten(it: Interpreter, path, args, kwargs, node):
-    b = _bind(it, path, ("x",), args, kwargs, node)
-    shape = _shape(it, path, [b.get("x")], {}, node)
-    rest = 1
-    for d in shape[1:]:
-        rest *= d
-    return it.op_call("reshape", [b.get("x")], {"shape": [-1, rest]}, node)
-
-
-def _legacy_relu(it: Interpreter, path, args, kwargs, node):
-    b = _bind(it, path, ("x", "alpha", "max_value", "threshold"), args, kwargs, node)
-    if b.get("alpha", 0.0) != 0 or b.get("threshold", 0.0) != 0 or b.get("max_value") is not None:
-        it.refuse(node, f"{path} with alpha, max_value or threshold")
-    return it.op_call("relu", [b.get("x")], {}, node)
-
-
-def _constant_of(value):
     def run(it: Interpreter, path, args, kwargs, node):
-        if args or kwargs:
-            it.refuse(node, f"{path} with arguments")
-        return value
+        first = "x" if like else "shape"
+        b = _bind(it, path, (first, "fill_value", "dtype"), args, kwargs, node)
+        if like:
+            x = b.get("x")
+            shape = (
+                list(_shape(it, path, [x], {}, node)) if isinstance(x, (Tensor, Variable)) else None
+            )
+            dtype = b.get("dtype") or (
+                it.g[it.tensor_id(x, read=False)].dtype if shape is not None else None
+            )
+        else:
+            shape, dtype = b.get("shape"), b.get("dtype") or "float32"
+        if isinstance(shape, int):
+            shape = [shape]
+        if not isinstance(shape, (list, tuple)):
+            it.refuse(node, f"{path} of a shape that is not a list of integers")
+        fill = it.call_api(
+            "tf.convert_to_tensor", [b.get("fill_value")], {"dtype": dtype}, node, None
+        )
+        return it.op_call("broadcast_to", [fill], {"shape": list(shape)}, node)
 
     return run
 
 
-def _legacy_constant(it: Interpreter, path, args, kwargs, node):
-    b = _bind(it, path, ("value", "dtype", "shape", "name"), args, kwargs, node)
-    if b.get("shape") is not None:
-        it.refuse(node, f"{path}(..., shape=...)")
-    dtype = b.get("dtype") or "float32"  # floatx()
-    return it.call_api("tf.constant", [b.get("value")], {"dtype": dtype}, node, None)
+def _arange(it: Interpreter, path, args, kwargs, node):
+    """keras.ops.arange(start, stop=None, step=1, dtype=None): int32 for Python ints, else
+    float32."""
+    b = _bind(it, path, ("start", "stop", "step", "dtype"), args, kwargs, node)
+    nums = [b.get("start", 0)]
+    if b.get("stop") is not None:
+        nums.append(b["stop"])
+    if b.get("step", 1) != 1:
+        nums += [b["step"]] if len(nums) == 2 else [nums[0], b["step"]]
+    dtype = b.get("dtype") or ("int32" if all(isinstance(v, int) for v in nums) else "float32")
+    return it.call_api("tf.range", nums, {"dtype": dtype}, node, None)
+
+
+def _eye(it: Interpreter, path, args, kwargs, node):
+    b = _bind(it, path, ("N", "M", "k", "dtype"), args, kwargs, node)
+    if b.get("k", 0) != 0:
+        it.refuse(node, f"{path}(..., k={b['k']!r})")
+    extra = {"dtype": b.get("dtype") or "float32"}
+    if b.get("M") is not None:
+        extra["num_columns"] = b["M"]
+    return it.call_api("tf.eye", [b.get("N")], extra, node, None)
 
 
 OPS_HANDLERS = {
@@ -285,23 +267,19 @@ OPS_HANDLERS = {
     "zeros_like": _filled("zeros_like", True), "ones_like": _filled("ones_like", True),
     "zeros": _filled("zeros", False), "ones": _filled("ones", False),
     "normalize": _normalize, "cumsum": _cumulative("cumsum"), "cumprod": _cumulative("cumprod"),
+    "full": _full(False), "full_like": _full(True), "arange": _arange, "eye": _eye,
     "dot": _dot,
     "binary_crossentropy": _crossentropy("binary", False),
     "categorical_crossentropy": _crossentropy("categorical", False),
     "sparse_categorical_crossentropy": _sparse_crossentropy,
 }  # fmt: skip
 LEGACY_HANDLERS = {  # the legacy K.sigmoid keeps no logits (K.softmax does)
-    "softmax": _keeping_logits("softmax"),
-    "sqrt": _legacy_sqrt, "clip": _legacy_clip, "flatten": _legacy_flatten,
-    "batch_flatten": _legacy_batch_flatten, "relu": _legacy_relu,
-    "epsilon": _constant_of(1e-7), "floatx": _constant_of("float32"),
-    "image_data_format": _constant_of("channels_last"), "backend": _constant_of("tensorflow"),
-    "clear_session": _constant_of(None), "one_hot": _legacy_one_hot, "gather": _legacy_gather,
+    **LEGACY_ONLY, "softmax": _keeping_logits("softmax"),
+    "one_hot": _legacy_one_hot, "gather": _legacy_gather,
     "zeros_like": _filled("zeros_like", True), "ones_like": _filled("ones_like", True),
     "binary_crossentropy": _crossentropy("binary", True),
     "categorical_crossentropy": _crossentropy("categorical", True),
     "sparse_categorical_crossentropy": _sparse_crossentropy,
-    "int_shape": _shape, "ndim": _ndim, "constant": _legacy_constant,
 }  # fmt: skip
 HANDLERS: dict = {}
 for _prefix in ("keras.ops.", "tf.keras.ops.", "tf.compat.v2.keras.ops."):
