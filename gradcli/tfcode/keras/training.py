@@ -86,6 +86,10 @@ USER_LOSS = Class("LossFunctionWrapper", (LOSS,), {"call": Builtin(_user_loss_ca
 
 def _loss_object(it: Interpreter, loss, node) -> Instance:
     """compile's loss= as the Loss object Keras calls."""
+    if isinstance(loss, (list, tuple)) and len(loss) == 1:  # one output's list
+        loss = loss[0]
+    if isinstance(loss, Class) and loss.family() == "loss":  # a class: Keras makes one
+        return instantiate(it, loss, [], {}, node)
     name = loss
     if isinstance(loss, Module):
         loss_functions.check_exists(it, loss.path, node)
