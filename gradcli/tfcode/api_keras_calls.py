@@ -300,6 +300,43 @@ for _n in ("epsilon", "floatx", "image_data_format", "backend", "clear_session")
 NOT_KERAS = object()
 
 
+# keras.ops that compute integer and bool inputs in float32 (the backend casts them first);
+# keras.ops.sum and square take bool as int32
+TO_FLOAT = {"mean", "sqrt", "log", "log1p", "exp", "expm1", "sin", "cos", "tan", "tanh",
+            "std", "var", "divide", "true_divide", "sigmoid", "softplus", "logsumexp"}  # fmt: skip
+BOOL_TO_INT = {"sum", "square"}
+
+
+def _keras_dtypes(it: Interpreter, path: str, args, kwargs, node):
+    """keras.ops.<name>'s casts of integer/bool tensors (TO_FLOAT, BOOL_TO_INT): the row with
+    its tensor arguments cast, or NOT_KERAS when none needs one."""
+    from gradcli.tfcode.api_table import lookup
+
+    name = path.rsplit(".", 1)[1]
+    row = lookup(path)
+    if row is None or not path.startswith(("keras.ops.", "tf.keras.ops.")):
+        return NOT_KERAS
+    target = {"to_float": "float32", "to_int": "int32"}
+    kind = "to_float" if name in TO_FLOAT else "to_int" if name in BOOL_TO_INT else None
+    if kind is None:
+        return NOT_KERAS
+    bound = dict(zip(row.params, args))
+    bound.update(kwargs)
+    changed = False
+    for p in row.tensors:
+        v = bound.get(p)
+        if isinstance(v, (Tensor, Variable)):
+            dtype = it.g[it.tensor_id(v, read=False)].dtype
+            if (kind == "to_float" and dtype in ("int32", "int64", "bool")) or (
+                kind == "to_int" and dtype == "bool"
+            ):
+                bound[p] = it.op_call("cast", [v], {"dtype": target[kind]}, node)
+                changed = True
+    if not changed:
+        return NOT_KERAS
+    return it.table_call(path, row, [], bound, node)
+
+
 def call(it: Interpreter, path: str, args, kwargs, node):
     """A keras.ops / keras.backend function with a handler; TensorFlow's AttributeError for
     a name Keras 3's keras.backend does not have; NOT_KERAS otherwise (a table row)."""
@@ -307,7 +344,7 @@ def call(it: Interpreter, path: str, args, kwargs, node):
     if handler is not None:
         return handler(it, path, args, kwargs, node)
     missing_keras_name(it, path, node)
-    return NOT_KERAS
+    return _keras_dtypes(it, path, args, kwargs, node)
 
 
 def missing_keras_name(it: Interpreter, path: str, node) -> None:

@@ -188,3 +188,21 @@ def test_traced_fit_takes_the_logits_of_any_sigmoid_op():
     want_k = [[2.6556148529052734, -0.09438516944646835], [2.4221925735473633, 0.04719258472323418]]
     want_b = [0.09438517689704895, 0.09438516944646835]
     assert np.allclose(k, want_k, rtol=1e-6, atol=0) and np.allclose(b, want_b, rtol=1e-6, atol=0)
+
+
+def test_keras_ops_compute_integer_inputs_in_float32():
+    # keras.ops.mean/sqrt of int32 are float32 (0.75, sqrt(3)); keras.ops.sum of bool is int32
+    # (3): d/dp = 2 (p - y) / 4 * 0.75 + sqrt(3)
+    ((g,),) = grads("""
+        from keras import ops
+        y = tf.constant([[0.0, 1.0], [1.0, 1.0]])
+        p = tf.Variable([[0.5, 2.0], [1.0, -1.0]])
+        with tf.GradientTape() as tape:
+            frac = ops.mean(ops.cast(y > 0, "int32"))
+            count = ops.sum(y > 0)
+            loss = ops.mean(ops.square(p - y)) * frac + ops.sqrt(count) * ops.sum(p)
+        tape.gradient(loss, p)
+    """)
+    p, y = np.array([[0.5, 2.0], [1.0, -1.0]]), np.array([[0.0, 1.0], [1.0, 1.0]])
+    want = (2 * (p - y) / 4 * 0.75 + np.sqrt(3)).astype(np.float32)
+    assert np.allclose(g, want, rtol=1e-6, atol=0)
