@@ -314,10 +314,14 @@ def _keras_dtypes(it: Interpreter, path: str, args, kwargs, node):
 
     name = path.rsplit(".", 1)[1]
     row = lookup(path)
-    if row is None or not path.startswith(("keras.ops.", "tf.keras.ops.")):
+    legacy = path.startswith("tf.keras.backend.")  # K.mean/std/var cast only bool
+    if row is None or not (legacy or path.startswith(("keras.ops.", "tf.keras.ops."))):
         return NOT_KERAS
-    target = {"to_float": "float32", "to_int": "int32"}
-    kind = "to_float" if name in TO_FLOAT else "to_int" if name in BOOL_TO_INT else None
+    target = {"to_float": "float32", "to_int": "int32", "bool_to_float": "float32"}
+    if legacy:
+        kind = "bool_to_float" if name in ("mean", "std", "var") else None
+    else:
+        kind = "to_float" if name in TO_FLOAT else "to_int" if name in BOOL_TO_INT else None
     if kind is None:
         return NOT_KERAS
     bound = dict(zip(row.params, args))
@@ -328,7 +332,7 @@ def _keras_dtypes(it: Interpreter, path: str, args, kwargs, node):
         if isinstance(v, (Tensor, Variable)):
             dtype = it.g[it.tensor_id(v, read=False)].dtype
             if (kind == "to_float" and dtype in ("int32", "int64", "bool")) or (
-                kind == "to_int" and dtype == "bool"
+                kind != "to_float" and dtype == "bool"
             ):
                 bound[p] = it.op_call("cast", [v], {"dtype": target[kind]}, node)
                 changed = True
