@@ -83,6 +83,29 @@ def _dot(it: Interpreter, path, args, kwargs, node):
     return it.op_call("tensordot", [x1, x2], {"axes": axes}, node)
 
 
+def _to_categorical(it: Interpreter, path, args, kwargs, node):
+    """keras.utils.to_categorical(x, num_classes=None): a NumPy float64 one-hot array for
+    NumPy/Python labels (a last axis of size 1 dropped), one_hot (float32) for a tensor."""
+    import numpy as np
+
+    from gradcli.tfcode.values import NP
+
+    b = _bind(it, path, ("x", "num_classes"), args, kwargs, node)
+    x, k = b.get("x"), b.get("num_classes")
+    if (isinstance(x, Tensor) and x.kind == TF) or isinstance(x, Variable):
+        shape = _shape(it, path, [x], {}, node)
+        if len(shape) > 1 and shape[-1] == 1:
+            x = it.op_call("reshape", [x], {"shape": list(shape[:-1])}, node)
+        return it.call_api("tf.one_hot", [x, k], {}, node, None)
+    labels = it.as_array(x, node, "int64")
+    shape = labels.shape[:-1] if labels.ndim > 1 and labels.shape[-1] == 1 else labels.shape
+    flat = labels.reshape(-1)
+    k = k if k else int(flat.max()) + 1
+    out = np.zeros((flat.shape[0], k))
+    out[np.arange(flat.shape[0]), flat] = 1
+    return it.leaf(out.reshape((*shape, k)), node, NP)
+
+
 def _one_hot(it: Interpreter, path, args, kwargs, node):
     """keras.ops.one_hot(x, num_classes, axis=-1, dtype=None): float32 by default."""
     b = _bind(it, path, ("x", "num_classes", "axis", "dtype", "sparse"), args, kwargs, node)
@@ -296,6 +319,11 @@ for _prefix in ("tf.keras.backend.", "tf.compat.v2.keras.backend."):
     HANDLERS.update({_prefix + n: h for n, h in LEGACY_HANDLERS.items()})
 for _n in ("epsilon", "floatx", "image_data_format", "backend", "clear_session"):
     HANDLERS[f"keras.backend.{_n}"] = LEGACY_HANDLERS[_n]
+for _prefix in ("keras.config.", "tf.keras.config."):
+    for _n in ("epsilon", "floatx", "image_data_format", "backend"):
+        HANDLERS[_prefix + _n] = LEGACY_HANDLERS[_n]
+for _prefix in ("keras.utils.", "tf.keras.utils."):
+    HANDLERS[_prefix + "to_categorical"] = _to_categorical
 
 NOT_KERAS = object()
 
@@ -373,7 +401,9 @@ def names() -> list[str]:
     shown = [
         p
         for p in (*KERAS, *HANDLERS)
-        if p.startswith(("keras.ops.", "keras.backend.", "tf.keras.backend."))
+        if p.startswith(
+            ("keras.ops.", "keras.backend.", "tf.keras.backend.", "keras.config.", "keras.utils.")
+        )
         and not p.startswith(("keras.ops.numpy.", "keras.ops.nn.", "keras.ops.core."))
     ]
     return sorted(set(shown))

@@ -77,6 +77,7 @@ READ = [
     "keras_losses_compile_strings", "keras_losses_convert_to_numpy", "keras_losses_custom_fit",
     "keras_losses_subclass_get", "keras_losses_metric_functions", "keras_losses_ops_more",
     "keras_losses_traced_sigmoid", "keras_losses_backend_more", "keras_losses_compile_forms",
+    "keras_losses_to_categorical",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
