@@ -83,6 +83,10 @@ def _dot(it: Interpreter, path, args, kwargs, node):
     return it.op_call("tensordot", [x1, x2], {"axes": axes}, node)
 
 
+def _ignored(it: Interpreter, path, args, kwargs, node):
+    return None
+
+
 def _to_categorical(it: Interpreter, path, args, kwargs, node):
     """keras.utils.to_categorical(x, num_classes=None): a NumPy float64 one-hot array for
     NumPy/Python labels (a last axis of size 1 dropped), one_hot (float32) for a tensor."""
@@ -324,6 +328,7 @@ for _prefix in ("keras.config.", "tf.keras.config."):
         HANDLERS[_prefix + _n] = LEGACY_HANDLERS[_n]
 for _prefix in ("keras.utils.", "tf.keras.utils."):
     HANDLERS[_prefix + "to_categorical"] = _to_categorical
+    HANDLERS[_prefix + "set_random_seed"] = _ignored  # gradcli's generator is its own
 
 NOT_KERAS = object()
 
