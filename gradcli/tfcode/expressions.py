@@ -19,6 +19,7 @@ from gradcli.tfcode.builtins import (
     TENSOR_METHODS,
     VARIABLE_METHODS,
 )
+from gradcli.tfcode.datasets import CONSTANTS as DATA_CONSTANTS
 from gradcli.tfcode.keras import MISSING, VALUES, get_attribute
 from gradcli.tfcode.refusals import EXPRESSIONS
 from gradcli.tfcode.support import (
@@ -199,6 +200,8 @@ class ExpressionMixin:
                 return name.lower()
             if path == "tf.newaxis" or path == "np.newaxis":
                 return None
+            if path in DATA_CONSTANTS:  # tf.data.AUTOTUNE, tf.data.INFINITE_CARDINALITY, ...
+                return DATA_CONSTANTS[path]
             if path in ("np.pi", "np.e", "np.inf", "np.nan"):
                 return getattr(math, name)
             if path.startswith("keras."):  # names Keras 3 lacks: TensorFlow's AttributeError
@@ -240,7 +243,8 @@ class ExpressionMixin:
         self.refuse(node, f"the attribute .{name} of {_describe(obj)}")
 
     def subscript(self, node, value, key):
-        opaque = first_opaque([value, key])
+        # a container holding opaque values gives each item as it is (History's lists)
+        opaque = value if isinstance(value, Opaque) else first_opaque([key])
         if opaque is not None:
             return opaque
         if isinstance(value, Unknown) or isinstance(key, Unknown):
@@ -332,7 +336,12 @@ class ExpressionMixin:
         if isinstance(op, (ast.Is, ast.IsNot)):
             same = left is right or (left is None and right is None)
             return same if isinstance(op, ast.Is) else not same
-        opaque = first_opaque([left, right])
+        keys = (
+            list(right)
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, dict)
+            else right
+        )
+        opaque = first_opaque([left, keys])  # `in` a dict reads only its keys
         if opaque is not None:
             return opaque
         if isinstance(left, Unknown) or isinstance(right, Unknown):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from gradcli.tfcode import api_keras_calls as api_keras
 from gradcli.tfcode.keras import initializers, loss_functions
 from gradcli.tfcode.keras import regularizers as _regularizers
+from gradcli.tfcode.keras.callbacks import CALLBACKS, METRICS
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
 from gradcli.tfcode.keras.functional import keras_input
@@ -29,7 +30,6 @@ from gradcli.tfcode.keras.library import (
     apply_activation,
     keras_name,
 )
-from gradcli.tfcode.keras.metrics import METRIC_CLASSES
 from gradcli.tfcode.keras.models import MODULE, SEQUENTIAL
 from gradcli.tfcode.keras.normalization import CLASSES as NORMALIZATION_CLASSES
 from gradcli.tfcode.keras.objects import Class, Instance, KerasVariable, Property
@@ -64,7 +64,8 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
-    **{f"metrics.{n}": c for n, c in METRIC_CLASSES.items()},
+    **{f"callbacks.{n}": c for n, c in CALLBACKS.items()},
+    **{f"metrics.{n}": c for n, c in METRICS.items()},
 }  # fmt: skip
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 
