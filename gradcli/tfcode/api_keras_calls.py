@@ -87,29 +87,6 @@ def _ignored(it: Interpreter, path, args, kwargs, node):
     return None
 
 
-def _to_categorical(it: Interpreter, path, args, kwargs, node):
-    """keras.utils.to_categorical(x, num_classes=None): a NumPy float64 one-hot array for
-    NumPy/Python labels (a last axis of size 1 dropped), one_hot (float32) for a tensor."""
-    import numpy as np
-
-    from gradcli.tfcode.values import NP
-
-    b = _bind(it, path, ("x", "num_classes"), args, kwargs, node)
-    x, k = b.get("x"), b.get("num_classes")
-    if (isinstance(x, Tensor) and x.kind == TF) or isinstance(x, Variable):
-        shape = _shape(it, path, [x], {}, node)
-        if len(shape) > 1 and shape[-1] == 1:
-            x = it.op_call("reshape", [x], {"shape": list(shape[:-1])}, node)
-        return it.call_api("tf.one_hot", [x, k], {}, node, None)
-    labels = it.as_array(x, node, "int64")
-    shape = labels.shape[:-1] if labels.ndim > 1 and labels.shape[-1] == 1 else labels.shape
-    flat = labels.reshape(-1)
-    k = k if k else int(flat.max()) + 1
-    out = np.zeros((flat.shape[0], k))
-    out[np.arange(flat.shape[0]), flat] = 1
-    return it.leaf(out.reshape((*shape, k)), node, NP)
-
-
 def _one_hot(it: Interpreter, path, args, kwargs, node):
     """keras.ops.one_hot(x, num_classes, axis=-1, dtype=None): float32 by default."""
     b = _bind(it, path, ("x", "num_classes", "axis", "dtype", "sparse"), args, kwargs, node)
@@ -327,7 +304,6 @@ for _prefix in ("keras.config.", "tf.keras.config."):
     for _n in ("epsilon", "floatx", "image_data_format", "backend"):
         HANDLERS[_prefix + _n] = LEGACY_HANDLERS[_n]
 for _prefix in ("keras.utils.", "tf.keras.utils."):
-    HANDLERS[_prefix + "to_categorical"] = _to_categorical
     HANDLERS[_prefix + "set_random_seed"] = _ignored  # gradcli's generator is its own
 
 NOT_KERAS = object()

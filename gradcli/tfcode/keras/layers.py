@@ -72,7 +72,9 @@ def layer_init(it: Interpreter, obj: Instance, args, kwargs, node):
         if k not in LAYER_OPTIONS:
             it.refuse(node, f"{obj.cls.name}(..., {k}=...)")
     if kwargs.get("activity_regularizer") is not None:
-        it.refuse(node, "activity_regularizer=")
+        obj.data["activity_regularizer"] = regularizers.regularizer(
+            it, kwargs["activity_regularizer"], node
+        )
     name = kwargs.get("name")
     trainable = kwargs.get("trainable", True)
     if not isinstance(trainable, bool):
@@ -378,7 +380,7 @@ def _dense_init(it: Interpreter, obj: Instance, args, kwargs, node):
 
     obj.data.update(
         units=units,
-        activation=activation(it, bound.get("activation"), node),
+        activation=activation(it, bound.get("activation"), node, obj),
         use_bias=bool(bound.get("use_bias", True)),
         kernel_initializer=initializers.get(it, bound.get("kernel_initializer"), node,
                                             default="glorot_uniform"),

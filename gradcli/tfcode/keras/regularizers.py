@@ -123,10 +123,11 @@ def penalty(it: Interpreter, reg, x, node):
 def layer_losses(it: Interpreter, obj: Instance, args, kwargs, node):
     """layer.losses: a penalty for each regularized variable of layer.trainable_weights."""
     from gradcli.tfcode.keras.layers import all_variables
+    from gradcli.tfcode.keras.noise_layers import activity_losses
 
+    out = activity_losses(obj)  # activity_regularizer= penalties of the last call
     if not obj.layer.trainable:
-        return []
-    out = []
+        return out
     for var in all_variables(obj, seeds=False):
         reg = getattr(var, "regularizer", None)
         if var.keras_trainable and reg is not None:
