@@ -369,13 +369,27 @@ def compiled_loss(it: Interpreter, obj: Instance, compiled: dict, y, y_pred, sw,
     return total
 
 
+def _label(it: Interpreter, name: str, node) -> None:
+    """Label the nodes emitted from now on `name` (name@line where the name is taken)."""
+    pos = it.pos(node)
+    label = name if it.labels.get(name, pos).line == pos.line else f"{name}@{pos.line}"
+    it.labels.setdefault(label, pos)
+    it.label, it.target_name = label, None
+
+
 def step_loss(it: Interpreter, obj: Instance, compiled: dict, x, y, sw, node, training: bool):
     """Keras's compute_loss on one batch: the forward pass, the compiled loss, plus
     `model.losses` (regularizers, add_loss) as ops.sum([compiled, *losses])."""
-    y_pred = call_object(it, obj, [x], {"training": training}, node)
-    loss = None
-    if compiled["loss"] is not None:
-        loss = compiled_loss(it, obj, compiled, y, y_pred, sw, node)
+    saved = it.label, it.target_name  # Keras's y_pred and loss, not the statement's name
+    try:
+        _label(it, "y_pred", node)
+        y_pred = call_object(it, obj, [x], {"training": training}, node)
+        _label(it, "compiled loss", node)
+        loss = None
+        if compiled["loss"] is not None:
+            loss = compiled_loss(it, obj, compiled, y, y_pred, sw, node)
+    finally:
+        it.label, it.target_name = saved
     compiled["built"] = True
     extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
     extra = list(extra) if isinstance(extra, list) else []
