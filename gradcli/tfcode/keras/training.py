@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.dataset_iteration import fit_batch, is_dataset
-from gradcli.tfcode.keras import train_steps
-from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, _to_dtype
+from gradcli.tfcode.keras import loss_functions, train_steps
+from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, OTHER_LOSSES, _to_dtype
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute, instantiate
 from gradcli.tfcode.support import Raises, Stop, _describe
@@ -48,6 +48,12 @@ LOSS_NAMES = {
     "binary_crossentropy": "BinaryCrossentropy",
     "categorical_crossentropy": "CategoricalCrossentropy",
     "sparse_categorical_crossentropy": "SparseCategoricalCrossentropy",
+    "BCE": "BinaryCrossentropy", "bce": "BinaryCrossentropy",
+    "MAPE": "MeanAbsolutePercentageError", "mape": "MeanAbsolutePercentageError",
+    "MSLE": "MeanSquaredLogarithmicError", "msle": "MeanSquaredLogarithmicError",
+    "KLD": "KLDivergence", "kld": "KLDivergence",
+    **{fn: cls for cls, fn in OTHER_LOSSES.items()},
+    **{cls: cls for cls in LOSS_CLASSES},
 }  # fmt: skip
 COMPILE_PARAMS = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics",
                   "run_eagerly", "steps_per_execution", "jit_compile",
@@ -79,9 +85,13 @@ USER_LOSS = Class("LossFunctionWrapper", (LOSS,), {"call": Builtin(_user_loss_ca
 
 def _loss_object(it: Interpreter, loss, node) -> Instance:
     """compile's loss= as the Loss object Keras calls."""
+    if isinstance(loss, Class) and loss.family() == "loss":  # a class: Keras makes one
+        return instantiate(it, loss, [], {}, node)
     name = loss
     if isinstance(loss, Module):
-        name = loss.path.rsplit(".", 1)[-1]
+        loss_functions.check_exists(it, loss.path, node)
+        fn = loss_functions.canonical(loss.path)
+        name = fn or loss.path.rsplit(".", 1)[-1]
     if isinstance(name, str):
         cls = LOSS_CLASSES.get(LOSS_NAMES.get(name, ""))
         if cls is None:
