@@ -132,11 +132,15 @@ def _nonlinear_custom(graph, order, values) -> str | None:
 
 
 def _input_checks(ev: Evaluation, rtol, atol) -> dict[int, InputCheck]:
+    """One check per target, with the default tolerances of the least precise float dtype
+    the outputs are computed in (a float64 input through a float32 op: float32's)."""
     graph = ev.problem.graph
+    order = needed(graph, ev.problem.outputs)
+    low = "float32" if any(graph[i].dtype == "float32" for i in order) else None
     out = {}
     for t in ev.problem.wrt:
         node = graph[t]
-        r, a = tolerances(node.dtype, rtol, atol)
+        r, a = tolerances(low if low and is_float(node.dtype) else node.dtype, rtol, atol)
         check = InputCheck(node.name, node.shape, node.dtype, None, r, a, ev.gradients[node.name])
         if not is_float(node.dtype):
             check.note = f"{node.dtype} tensors have no gradient"

@@ -241,3 +241,12 @@ def test_finite_differences_through_a_solver_that_fails_at_the_moved_point(comma
     check = doc if command[0] == "check" else doc["check"]
     x = check["inputs"]["x"]
     assert x["not_compared"] == 4 and x["ok"]  # the loss itself is nan: no finite estimate
+
+
+def test_a_float64_input_through_float32_ops_is_checked_with_float32_tolerances():
+    """sum(cast(x, float32)^3) rounds as float32 does: its float64 finite differences differ
+    from the exact float32 gradient by more than float64's rtol 1e-6, within float32's 1e-4."""
+    doc = run_json("check", "-e", "sum(cast(x, 'float32') * cast(x, 'float32') * 3.3)",
+                   "--at", "x=[1.1, 2.7, 3.3]")  # fmt: skip
+    x = doc["inputs"]["x"]
+    assert (x["rtol"], x["atol"]) == (1e-4, 1e-6) and x["ok"]
