@@ -100,8 +100,8 @@ def _embedding_init(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in ("embeddings_constraint", "lora_rank", "weights"):
         if b.get(k) is not None:
             it.refuse(node, f"Embedding(..., {k}=...)")
-    if b.get("mask_zero"):
-        it.refuse(node, "Embedding(..., mask_zero=True)", "masks are not read")
+    if not isinstance(b.get("mask_zero", False), bool):
+        it.refuse(node, f"Embedding(mask_zero={_describe(b['mask_zero'])})", "give True or False")
     init = b.get("embeddings_initializer")
     if init in (None, "uniform"):
         init = Initializer("random_uniform")  # Keras's 'uniform': RandomUniform(-0.05, 0.05)
@@ -110,6 +110,7 @@ def _embedding_init(it: Interpreter, obj: Instance, args, kwargs, node):
         output_dim=_positive(it, b.get("output_dim"), "output_dim", node),
         embeddings_initializer=initializers.get(it, init, node, default="random_uniform"),
         embeddings_regularizer=regularizer(it, b.get("embeddings_regularizer"), node),
+        mask_zero=b.get("mask_zero", False),  # compute_mask: inputs != 0 (masking.py)
     )
     return None
 
@@ -289,6 +290,12 @@ def _merge_call(it: Interpreter, obj: Instance, args, kwargs, node):
         it.refuse(node, f"a {name} layer on {_describe(inputs)}")
     if len({len(shape(it, v)) for v in inputs}) > 1:
         it.refuse(node, f"a {name} layer on inputs of different ranks")
+    if name in ("Multiply", "Maximum", "Minimum"):
+        from gradcli.tfcode.keras.masking import masked_merge
+
+        out = masked_merge(it, name, list(inputs), node)  # None when no input is masked
+        if out is not None:
+            return out
     if name == "Concatenate":
         return it.call_api("tf.concat", [list(inputs)], {"axis": obj.data["axis"]}, node, None)
     if name == "Subtract":

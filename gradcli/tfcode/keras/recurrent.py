@@ -28,6 +28,7 @@ import numpy as np
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras.layers import LAYER, _opt, add_seed_generator, layer_init, make_weight
 from gradcli.tfcode.keras.library import activation
+from gradcli.tfcode.keras.masking import masked_step
 from gradcli.tfcode.keras.objects import Builtin, Class, Initializer, Instance, LayerState
 from gradcli.tfcode.keras.protocol import scoped
 from gradcli.tfcode.support import _describe
@@ -215,8 +216,11 @@ def _rnn_call(it: Interpreter, obj: Instance, args, kwargs, node):
     x = _opt(args, kwargs, 0, "sequences")
     if not isinstance(x, (Tensor, Variable)):
         it.refuse(node, f"a {obj.cls.name} layer called on {_describe(x)}")
-    if _opt(args, kwargs, 2, "mask") is not None:
-        it.refuse(node, f"{obj.cls.name}(..., mask=...)")
+    mask = _opt(args, kwargs, 2, "mask")
+    if isinstance(mask, (list, tuple)):
+        mask = mask[0] if mask else None
+    if mask is not None and not isinstance(mask, (Tensor, Variable)):
+        it.refuse(node, f"{obj.cls.name}(..., mask={_describe(mask)})")
     shape = it.g[it.tensor_id(x, read=False)].shape
     if len(shape) != 3:
         it.refuse(node, f"a {obj.cls.name} layer on a rank-{len(shape)} input")
@@ -232,13 +236,30 @@ def _rnn_call(it: Interpreter, obj: Instance, args, kwargs, node):
         if len(states) != n_states or not all(isinstance(s, (Tensor, Variable)) for s in states):
             it.refuse(node, f"{obj.cls.name}(..., initial_state={_describe(initial)})")
     steps = it.op_call("unstack", [x], {"axis": 1}, node) if shape[1] else []
+    masks = [None] * len(steps)
+    if mask is not None:
+        if mask_shape(it, mask) != tuple(shape[:2]):
+            it.refuse(node, f"a {obj.cls.name} mask of shape {mask_shape(it, mask)}")
+        if it.g[it.tensor_id(mask, read=False)].dtype != "bool":
+            mask = it.op_call("cast", [mask], {"dtype": "bool"}, node)
+        masks = it.op_call("unstack", [mask], {"axis": 1}, node)
     if obj.data["go_backwards"]:
-        steps = steps[::-1]
+        steps, masks = steps[::-1], masks[::-1]
     if not steps:
         it.refuse(node, f"a {obj.cls.name} layer over zero time steps")
     outputs = []
-    for xt in steps:
-        out, states = _step(it, cell, xt, states, node)
+    previous = None
+    for xt, mt in zip(steps, masks):
+        new, new_states = _step(it, cell, xt, states, node)
+        if mt is None:
+            out, states = new, new_states
+        else:  # a masked step keeps the states, and the previous output (or zeros)
+            if previous is None or obj.data["zero_output_for_mask"]:
+                zeros = np.zeros(it.g[it.tensor_id(new, read=False)].shape, dtype=d["dtype"])
+                previous = it.leaf(zeros, node)
+            out = masked_step(it, mt, new, previous, node)
+            states = [masked_step(it, mt, n, o, node) for n, o in zip(new_states, states)]
+        previous = out
         outputs.append(out)
     result = outputs[-1]
     if obj.data["return_sequences"]:
@@ -246,6 +267,10 @@ def _rnn_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if obj.data["return_state"]:
         return (result, *states)
     return result
+
+
+def mask_shape(it: Interpreter, mask) -> tuple:
+    return tuple(it.g[it.tensor_id(mask, read=False)].shape)
 
 
 def _cell_call(it: Interpreter, obj: Instance, args, kwargs, node):

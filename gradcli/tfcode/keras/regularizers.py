@@ -121,12 +121,22 @@ def penalty(it: Interpreter, reg, x, node):
 
 
 def layer_losses(it: Interpreter, obj: Instance, args, kwargs, node):
-    """layer.losses: a penalty for each regularized variable of layer.trainable_weights."""
-    from gradcli.tfcode.keras.layers import all_variables
+    """layer.losses: what add_loss added (the layer's, then its sub-layers' in Keras's
+    _flatten_layers order), then a penalty for each regularized variable of
+    layer.trainable_weights."""
+    from gradcli.tfcode.keras.layers import all_variables, sublayers
 
+    out = list(obj.layer.losses)
+    queue, seen = list(sublayers(obj)), set()
+    while queue:  # Keras's deque: popleft, then extendleft(the layer's own sub-layers)
+        layer = queue.pop(0)
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        out.extend(layer.layer.losses)
+        queue[:0] = list(reversed(sublayers(layer)))
     if not obj.layer.trainable:
-        return []
-    out = []
+        return out
     for var in all_variables(obj, seeds=False):
         reg = getattr(var, "regularizer", None)
         if var.keras_trainable and reg is not None:
