@@ -277,16 +277,19 @@ def set_weights(it: Interpreter, obj: Instance, args, kwargs, node):
 def add_loss(it: Interpreter, obj: Instance, args, kwargs, node):
     """self.add_loss(loss): tensors kept on the layer until its next outermost call (Keras
     3's ValueError for anything but tensors)."""
-    from gradcli.tfcode.support import _flatten
+    from gradcli.tfcode.support import Raises, _flatten
 
     values = _flatten([_opt(args, kwargs, 0, "loss")])
     for x in values:
         if not (isinstance(x, Variable) or (isinstance(x, Tensor) and x.kind == "tf")):
-            raise GradcliError(
-                "ValueError: `add_loss()` can only be called from inside `build()` or `call()`, "
-                f"on a tensor input. Received invalid value: {_describe(x)}",
-                it.pos(node),
+            text = (
+                "`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
+                f"input. Received invalid value: {_describe(x)}"
             )
+            if state(it).training:  # inside a layer's call: Keras's message names the layer
+                message = f"Exception encountered when calling {obj.cls.name}.call()."
+                raise Raises("ValueError", message, it.pos(node), text)
+            raise Raises("ValueError", text, it.pos(node), "add a tensor (tf.constant(...))")
     obj.layer.losses.extend(values)
     return None
 

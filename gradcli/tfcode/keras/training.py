@@ -130,14 +130,15 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in ("class_weight", "sample_weight", "validation_data"):
         if bound.get(k) is not None:
             it.refuse(node, f"model.fit(..., {k}=...)")
-    if bound.get("y") is None:
+    compiled = obj.data.get("compiled") or {}
+    if bound.get("y") is None and compiled.get("loss") is not None:
         it.refuse(node, "model.fit without y (a dataset or generator)", "pass x and y arrays")
     epochs, first = bound.get("epochs", 1), bound.get("initial_epoch", 0)
     if isinstance(epochs, int) and isinstance(first, int) and epochs <= first:
         return None  # Keras trains no step: no gradient call
     size = bound.get("batch_size") or 32
     x, n = _rows(it, bound.get("x"), size, node)
-    y, _ = _rows(it, bound.get("y"), size, node)
+    y = None if bound.get("y") is None else _rows(it, bound.get("y"), size, node)[0]
     notes = []
     if bound.get("shuffle", True) is not False and n > size:
         notes.append(
@@ -154,10 +155,11 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in ("class_weight", "sample_weight"):
         if bound.get(k) is not None:
             it.refuse(node, f"model.train_on_batch(..., {k}=...)")
-    if bound.get("y") is None:
+    compiled = obj.data.get("compiled") or {}
+    if bound.get("y") is None and compiled.get("loss") is not None:
         it.refuse(node, "model.train_on_batch without y", "pass x and y arrays")
     x, _ = _rows(it, bound.get("x"), None, node)
-    y, _ = _rows(it, bound.get("y"), None, node)
+    y = None if bound.get("y") is None else _rows(it, bound.get("y"), None, node)[0]
     return train_step(it, obj, x, y, node, [])
 
 
@@ -173,16 +175,28 @@ def _forward(it: Interpreter, obj: Instance, compiled: dict, x, y, node, traced:
     it.tapes.append(tape)
     if traced:
         step = SimpleNamespace(name="train_step", pos=it.pos(node))
-        it.tracing.append(Trace(step, len(it.g), {x.id, y.id}))
+        it.tracing.append(Trace(step, len(it.g), {x.id} | ({y.id} if y is not None else set())))
     try:
         y_pred = call_object(it, obj, [x], {"training": True}, node)
-        loss = call_object(it, compiled["loss"], [y, y_pred], {}, node)
-        loss = _to_dtype(it, loss, "float32", node)
-        if compiled["weight"] is not None:
+        loss = None
+        if compiled["loss"] is not None:
+            loss = call_object(it, compiled["loss"], [y, y_pred], {}, node)
+            loss = _to_dtype(it, loss, "float32", node)
+        if loss is not None and compiled["weight"] is not None:
             loss = it.op_call("mul", [loss, float(compiled["weight"])], {}, node)
         extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
-        if isinstance(extra, list) and extra:  # Keras: ops.sum([compiled, *losses])
-            parts = [loss, *(_to_dtype(it, v, "float32", node) for v in extra)]
+        parts = ([] if loss is None else [loss]) + [
+            _to_dtype(it, v, "float32", node) for v in (extra if isinstance(extra, list) else [])
+        ]
+        if not parts:
+            raise Raises(
+                "ValueError",
+                "No loss to compute. Provide a `loss` argument in `compile()`.",
+                it.pos(node),
+                "compile a loss, or add one with self.add_loss in the model's call",
+            )
+        loss = parts[0]
+        if len(parts) > 1:  # Keras: ops.sum([compiled, *losses])
             stacked = it.call_api("tf.stack", [parts], {}, node, None)
             loss = it.op_call("sum", [stacked], {}, node)
     finally:
@@ -207,8 +221,6 @@ def train_step(it: Interpreter, obj: Instance, x, y, node, notes: list):
             it.pos(node),
             "call model.compile(optimizer=..., loss=...) first",
         )
-    if compiled["loss"] is None:
-        it.refuse(node, "model.fit without a compiled loss (add_loss only)")
     error = None
     try:
         tape, loss = _forward(it, obj, compiled, x, y, node, not compiled["eager"])

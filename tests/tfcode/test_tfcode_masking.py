@@ -1,0 +1,266 @@
+"""The reader's Keras masks, add_loss, TimeDistributed and Bidirectional: what Keras 3.15.1
+on TensorFlow 2.21 printed for the same programs (supports_masking, _keras_mask, names,
+errors), and gradients derived by hand (the snippets with TensorFlow's gradient values are
+in tests/data/tf_code/keras_mask_*.py, keras_add_loss_*.py, keras_bidirectional_*.py and
+keras_time_distributed.py)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from helpers import interpret_tf
+
+from gradcli.cli.main import cli
+from gradcli.explain.analysis import explain_sum
+from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode import read_program
+
+
+def value(it, expr: str):
+    return it.expr(ast.parse(expr, mode="eval").body, it.globals)
+
+
+def grads(source: str, call: int = 0) -> list:
+    program = read_program(textwrap.dedent(source).encode(), "m.py")
+    values = program.calls[call].evaluation.gradients.values()
+    return [None if g is None else np.asarray(g) for g in values]
+
+
+def test_supports_masking_is_keras_3s():
+    # Keras printed: True True True False False False True True True True False True
+    it = interpret_tf(
+        """
+        import tensorflow as tf
+
+        class WithMask(tf.keras.layers.Layer):
+            def call(self, x):
+                return x
+
+            def compute_mask(self, x, mask=None):
+                return mask
+
+        class Plain(tf.keras.layers.Layer):
+            def call(self, x):
+                return x
+
+        class Opted(tf.keras.layers.Layer):
+            def __init__(self):
+                super().__init__()
+                self.supports_masking = True
+
+            def call(self, x):
+                return x
+
+        layers = [tf.keras.layers.Dense(2), tf.keras.layers.Dropout(0.1),
+                  tf.keras.layers.LayerNormalization(), tf.keras.layers.Flatten(),
+                  tf.keras.layers.Embedding(3, 2), tf.keras.layers.Conv1D(2, 1),
+                  tf.keras.layers.Embedding(3, 2, mask_zero=True), tf.keras.layers.LSTM(2),
+                  tf.keras.layers.Concatenate(), WithMask(), Plain(), Opted()]
+        """
+    )
+    got = [value(it, f"layers[{k}].supports_masking") for k in range(12)]
+    assert got == [True, True, True, False, False, False, True, True, True, True, False, True]
+
+
+def test_the_mask_rides_on_layer_outputs_not_on_tf_ops():
+    it = interpret_tf(
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        ids = np.array([[1, 0, 2]])
+        e = tf.keras.layers.Embedding(3, 2, mask_zero=True)(ids)
+        d = tf.keras.layers.Dense(2)(e)
+        f = tf.keras.layers.Flatten()(e)
+        r = tf.keras.layers.SimpleRNN(2)(e)
+        twice = e * 2.0
+        """
+    )
+    mask = value(it, "e._keras_mask")
+    assert it.value(mask.id).tolist() == [[True, False, True]]
+    assert value(it, "d._keras_mask") == mask  # Dense passes it on
+    for name in ("f", "r", "twice"):  # Flatten drops it, an RNN's last output has none
+        assert value(it, f"{name}._keras_mask") is None
+
+
+# a SimpleRNN of one unit that outputs its input (linear, kernel 1, recurrent 0): with the
+# mask [True, False, True] the sequence output is [x0, x0, x2], so d sum / dx = [2, 0, 1]
+IDENTITY_RNN = """
+import tensorflow as tf
+
+x = tf.constant([[[1.0], [2.0], [3.0]]])
+rnn = tf.keras.layers.SimpleRNN(1, activation=None, return_sequences=RS, kernel_initializer="ones",
+                                recurrent_initializer="zeros")
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    out = rnn(x, mask=tf.constant([[True, False, True]]))
+    loss = tf.reduce_sum(out)
+print(tape.gradient(loss, x))
+"""
+
+
+@pytest.mark.parametrize(("rs", "want"), [("True", [2.0, 0.0, 1.0]), ("False", [0.0, 0.0, 1.0])])
+def test_a_masked_step_repeats_the_previous_output(rs, want):
+    (g,) = grads(IDENTITY_RNN.replace("RS", rs))
+    assert g.reshape(-1).tolist() == want
+
+
+def test_masked_steps_at_the_start_output_zeros():
+    source = IDENTITY_RNN.replace("RS", "True")
+    source = source.replace("[[True, False, True]]", "[[False, True, True]]")
+    (g,) = grads(source)
+    assert g.reshape(-1).tolist() == [0.0, 1.0, 1.0]
+
+
+# y_pred (1, 3, 1) masked at step 1: MSE values (y_pred - 0)^2 per step; 'sum' weighs them by
+# the 0/1 mask, 'sum_over_batch_size' by total/valid = 3/2 then divides by 3: both 2 * p at
+# the valid steps (times 1/2 for the mean), 0 at the masked one
+LOSS = """
+import tensorflow as tf
+
+p = tf.constant([[[1.0], [2.0], [3.0]]])
+masking = tf.keras.layers.Masking(mask_value=2.0)
+loss_fn = tf.keras.losses.MeanSquaredError(REDUCTION)
+with tf.GradientTape() as tape:
+    tape.watch(p)
+    loss = loss_fn(tf.zeros((1, 3, 1)), masking(p)SW)
+print(tape.gradient(loss, p))
+"""
+
+
+@pytest.mark.parametrize(
+    ("reduction", "sw", "want"),
+    [
+        ("reduction='sum'", "", [2.0, 0.0, 6.0]),
+        ("", "", [1.0, 0.0, 3.0]),
+        ("reduction='sum'", ", sample_weight=tf.constant([[0.5, 1.0, 2.0]])", [1.0, 0.0, 12.0]),
+        ("", ", sample_weight=tf.constant([[0.5, 1.0, 2.0]])", [0.5, 0.0, 6.0]),
+    ],
+)
+def test_the_loss_weighs_by_the_mask_of_y_pred(reduction, sw, want):
+    (g,) = grads(LOSS.replace("REDUCTION", reduction).replace("SW", sw))
+    assert g.reshape(-1).tolist() == pytest.approx(want)
+
+
+def test_explain_names_the_where_of_a_masked_step():
+    program = read_program(textwrap.dedent(IDENTITY_RNN.replace("RS", "True")).encode(), "m.py")
+    call = program.calls[0]
+    pair = explain_sum(call.problem, call.problem.wrt)[call.problem.wrt[0]]
+    assert "1 of 3 elements is zero" in pair.reason
+    assert "where in out (line 9) selects the other side" in pair.reason
+
+
+def test_check_agrees_on_a_masked_model(tmp_path):
+    res = CliRunner().invoke(cli, ["check", "tests/data/tf_code/keras_mask_masking_layer.py"])
+    assert res.exit_code == 0, res.stdout
+    assert "agree" in res.stdout
+
+
+def test_add_loss_is_reset_by_the_next_outermost_call():
+    source = """
+    import tensorflow as tf
+
+    class Penalized(tf.keras.layers.Layer):
+        def call(self, x):
+            self.add_loss(tf.reduce_sum(x))
+            return x
+
+    layer = Penalized()
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        layer(v * 3.0)
+        layer(v * 5.0)
+        loss = tf.add_n(layer.losses)
+    print(tape.gradient(loss, v))
+    """
+    (g,) = grads(source)
+    assert float(g) == 5.0  # Keras printed 1 loss: the second call's
+
+
+def test_add_loss_of_a_python_number_is_keras_s_value_error():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        class Bad(tf.keras.layers.Layer):
+            def call(self, x):
+                self.add_loss(1.0)
+                return x
+
+        Bad()(tf.ones((1, 2)))
+        """
+    )
+    with pytest.raises(GradcliError) as exc:
+        read_program(source.encode(), "m.py")
+    message = exc.value.message  # Keras: ValueError, Exception encountered when calling ...
+    assert "ValueError" in message and "Bad.call()" in message and "add_loss()" in message
+    assert exc.value.pos.line == 6
+
+
+def test_fit_without_any_loss_is_keras_s_value_error():
+    source = textwrap.dedent(
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.Input(shape=(2,)), tf.keras.layers.Dense(1)])
+        model.compile(optimizer="sgd")
+        model.fit(np.ones((2, 2)), verbose=0)
+        """
+    )
+    with pytest.raises(GradcliError) as exc:
+        read_program(source.encode(), "m.py")
+    assert "ValueError: No loss to compute. Provide a `loss` argument" in exc.value.message
+    assert exc.value.pos.line == 7
+
+
+def test_bidirectional_and_time_distributed_names():
+    # Keras printed these paths, and forward_gru / backward_gru
+    it = interpret_tf(
+        """
+        import tensorflow as tf
+
+        b = tf.keras.layers.Bidirectional(tf.keras.layers.GRU(2), merge_mode="sum")
+        y = b(tf.ones((1, 3, 2)))
+        td = tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(3))
+        z = td(tf.ones((2, 4, 5)))
+        """
+    )
+    assert [v.path for v in value(it, "b.weights")] == [
+        f"bidirectional/{d}_gru/gru_cell/{w}"
+        for d in ("forward", "backward")
+        for w in ("kernel", "recurrent_kernel", "bias")
+    ]
+    assert value(it, "b.forward_layer.name") == "forward_gru"
+    assert value(it, "b.backward_layer.name") == "backward_gru"
+    assert value(it, "y.shape") == (1, 2)
+    assert [v.path for v in value(it, "td.weights")] == [
+        "time_distributed/dense/kernel",
+        "time_distributed/dense/bias",
+    ]
+    assert value(it, "z.shape") == (2, 4, 3)
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2), merge_mode='max')",
+         "ValueError: Invalid merge mode"),
+        ("tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2), "
+         "backward_layer=tf.keras.layers.LSTM(2))",
+         "ValueError: Forward layer and backward layer should have different `go_backwards`"),
+        ("tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(2))(tf.ones((2, 3)))",
+         "ValueError: `TimeDistributed` Layer should be passed an `input_shape` with at least 3"),
+        ("tf.keras.layers.TimeDistributed(3)", "ValueError: Please initialize `TimeDistributed`"),
+    ],
+)  # fmt: skip
+def test_wrapper_errors_are_keras_s(code, message):
+    source = "import tensorflow as tf\nx = " + code + "\n"
+    with pytest.raises(GradcliError) as exc:
+        read_program(source.encode(), "m.py")
+    assert message in exc.value.message
+    assert exc.value.pos.line == 2
