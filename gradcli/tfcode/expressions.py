@@ -213,9 +213,9 @@ class ExpressionMixin:
             if name == "T":
                 return self.op_call("transpose", [obj], {}, node)
             if name == "_keras_mask":  # Keras's mask on a layer's output (keras/masking.py)
-                from gradcli.tfcode.keras.masking import get_mask
+                from gradcli.tfcode.keras.masking import keras_mask
 
-                return get_mask(self, obj)
+                return keras_mask(self, obj, node)
             if isinstance(obj, Variable) and name == "trainable":
                 return obj.trainable
             if isinstance(obj, Variable) and name == "name":

@@ -18,6 +18,7 @@ from gradcli.cli.main import cli
 from gradcli.explain.analysis import explain_sum
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import read_program
+from gradcli.tfcode.keras.masking import get_mask
 
 
 def value(it, expr: str):
@@ -84,7 +85,16 @@ def test_the_mask_rides_on_layer_outputs_not_on_tf_ops():
     assert it.value(mask.id).tolist() == [[True, False, True]]
     assert value(it, "d._keras_mask") == mask  # Dense passes it on
     for name in ("f", "r", "twice"):  # Flatten drops it, an RNN's last output has none
-        assert value(it, f"{name}._keras_mask") is None
+        assert get_mask(it, value(it, name)) is None
+
+
+def test_a_tensor_without_a_mask_has_no_keras_mask_attribute():
+    source = "import tensorflow as tf\nt = tf.keras.layers.Dense(2)(tf.ones((1, 2)))\n"
+    source += "m = t._keras_mask\n"
+    with pytest.raises(GradcliError) as exc:
+        read_program(source.encode(), "m.py")
+    assert "AttributeError" in exc.value.message and "_keras_mask" in exc.value.message
+    assert exc.value.pos.line == 3
 
 
 # a SimpleRNN of one unit that outputs its input (linear, kernel 1, recurrent 0): with the

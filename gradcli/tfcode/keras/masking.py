@@ -62,6 +62,23 @@ def get_mask(it: Interpreter, value):
     return None
 
 
+def keras_mask(it: Interpreter, value, node):
+    """t._keras_mask: the mask, else TensorFlow's AttributeError (a tensor without one)."""
+    mask = get_mask(it, value)
+    if mask is None:
+        from gradcli.tfcode.support import Raises
+
+        kind = "EagerTensor" if isinstance(value, Tensor) else "ResourceVariable"
+        raise Raises(
+            "AttributeError",
+            f"'tensorflow.python.framework.ops.{kind}' object has no attribute '_keras_mask'",
+            it.pos(node),
+            "only a Keras layer's output carries a mask (Embedding(mask_zero=True), Masking, "
+            "and the layers that pass it on)",
+        )
+    return mask
+
+
 def set_mask(it: Interpreter, value, mask) -> None:
     if isinstance(value, Tensor) and isinstance(mask, (Tensor, Variable)):
         state(it).masks[value.id] = mask
