@@ -274,43 +274,6 @@ def set_weights(it: Interpreter, obj: Instance, args, kwargs, node):
     return None
 
 
-def add_loss(it: Interpreter, obj: Instance, args, kwargs, node):
-    """self.add_loss(loss): tensors kept on the layer until its next outermost call (Keras
-    3's ValueError for anything but tensors)."""
-    from gradcli.tfcode.support import Raises, _flatten
-
-    values = _flatten([_opt(args, kwargs, 0, "loss")])
-    for x in values:
-        if not (isinstance(x, Variable) or (isinstance(x, Tensor) and x.kind == "tf")):
-            text = (
-                "`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
-                f"input. Received invalid value: {_describe(x)}"
-            )
-            if state(it).training:  # inside a layer's call: Keras's message names the layer
-                message = f"Exception encountered when calling {obj.cls.name}.call()."
-                raise Raises("ValueError", message, it.pos(node), text)
-            raise Raises("ValueError", text, it.pos(node), "add a tensor (tf.constant(...))")
-    obj.layer.losses.extend(values)
-    return None
-
-
-def _add_metric(it, obj, args, kwargs, node):
-    """Keras 3 has no add_metric: NotImplementedError (inside a call, Keras's message names
-    the layer whose call raised)."""
-    from gradcli.tfcode.support import Raises
-
-    text = (
-        "Layer `add_metric()` method is deprecated. Add your metric in "
-        "`Model.compile(metrics=[...])`, or create metric trackers in init() or build() when "
-        "subclassing the layer or model, then call `metric.update_state()` whenever necessary."
-    )
-    st = state(it)
-    if st.training:  # raised inside a layer's call
-        message = f"Exception encountered when calling {obj.cls.name}.call()."
-        raise Raises("NotImplementedError", message, it.pos(node), text)
-    raise Raises("NotImplementedError", text, it.pos(node), "Keras 3 removed add_metric")
-
-
 def _build_default(it, obj, args, kwargs, node):
     obj.layer.built = True
     return None
@@ -357,8 +320,8 @@ LAYER = Class(
         "non_trainable_variables": Property(_variables("non_trainable")),
         "non_trainable_weights": Property(_variables("non_trainable", seeds=False)),
         "losses": Property(Builtin(regularizers.layer_losses)),
-        "add_loss": Builtin(add_loss),
-        "add_metric": Builtin(_add_metric),
+        "add_loss": Builtin(regularizers.add_loss),
+        "add_metric": Builtin(regularizers.add_metric),
         "compute_mask": masking.COMPUTE_MASK,
         "supports_masking": masking.SUPPORTS_MASKING,
         "summary": Builtin(_ignored),
