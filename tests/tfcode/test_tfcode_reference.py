@@ -76,7 +76,7 @@ READ = [
     "keras_mask_lstm_fit", "keras_mask_custom_layer", "keras_mask_merge_layers",
     "keras_add_loss_layer", "keras_add_loss_fit", "keras_bidirectional_lstm",
     "keras_bidirectional_merge_modes", "keras_time_distributed", "keras_add_loss_only",
-    "keras_bidirectional_text_model",
+    "keras_bidirectional_text_model", "keras_add_loss_activity",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {

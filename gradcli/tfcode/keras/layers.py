@@ -70,8 +70,10 @@ def layer_init(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in kwargs:
         if k not in LAYER_OPTIONS:
             it.refuse(node, f"{obj.cls.name}(..., {k}=...)")
-    if kwargs.get("activity_regularizer") is not None:
-        it.refuse(node, "activity_regularizer=")
+    # Keras adds its penalty of each output (over the batch size) as a loss after call
+    obj.data["activity_regularizer"] = regularizers.regularizer(
+        it, kwargs.get("activity_regularizer"), node
+    )
     name = kwargs.get("name")
     trainable = kwargs.get("trainable", True)
     if not isinstance(trainable, bool):

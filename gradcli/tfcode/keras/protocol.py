@@ -223,6 +223,10 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
                     call_member(it, obj, build, bowner, [shape_of(it, args[0])], {}, node)
                 lay.built = True
             out = call_member(it, obj, fn, owner, args, kwargs, node)
+            if obj.data.get("activity_regularizer") is not None:
+                from gradcli.tfcode.keras.regularizers import activity_losses
+
+                activity_losses(it, obj, out, node)
             masking.after_call(it, obj, args, kwargs, out, previous, node)
             return out
     finally:

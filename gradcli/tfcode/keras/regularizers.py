@@ -184,3 +184,21 @@ def add_metric(it, obj, args, kwargs, node):
         message = f"Exception encountered when calling {obj.cls.name}.call()."
         raise Raises("NotImplementedError", message, it.pos(node), text)
     raise Raises("NotImplementedError", text, it.pos(node), "Keras 3 removed add_metric")
+
+
+def activity_losses(it: Interpreter, obj: Instance, outputs, node) -> None:
+    """activity_regularizer=: the penalty of each output tensor, divided by its batch size
+    (divide_no_nan; a scalar output's as it is), added as the layer's losses."""
+    from gradcli.tfcode.support import _flatten
+
+    reg = obj.data["activity_regularizer"]
+    for out in _flatten([outputs]):
+        if not isinstance(out, (Tensor, Variable)):
+            continue
+        loss = penalty(it, reg, out, node)
+        shape = it.g[it.tensor_id(out, read=False)].shape
+        if len(shape) > 0:
+            dtype = it.g[it.tensor_id(loss, read=False)].dtype
+            batch = it.leaf(np.asarray(shape[0], dtype=dtype), node)
+            loss = it.op_call("div_no_nan", [loss, batch], {}, node)
+        obj.layer.losses.append(loss)
