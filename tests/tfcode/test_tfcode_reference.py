@@ -76,7 +76,7 @@ READ = [
     "keras_mask_lstm_fit", "keras_mask_custom_layer", "keras_mask_merge_layers",
     "keras_add_loss_layer", "keras_add_loss_fit", "keras_bidirectional_lstm",
     "keras_bidirectional_merge_modes", "keras_time_distributed", "keras_add_loss_only",
-    "keras_bidirectional_text_model", "keras_add_loss_activity",
+    "keras_bidirectional_text_model", "keras_add_loss_activity", "keras_mask_lambda",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -97,7 +97,8 @@ RELATIVE = {"keras_activations": 2e-6}
 RELATIVE.update(dict.fromkeys(("keras_layernorm", "keras_simple_rnn", "keras_gru", "keras_lstm",
                                "keras_rnn_second_order", "keras_mask_embedding_rnn",
                                "keras_mask_fit", "keras_mask_lstm_fit", "keras_mask_custom_layer",
-                               "keras_bidirectional_lstm", "keras_bidirectional_merge_modes"),
+                               "keras_bidirectional_lstm", "keras_bidirectional_merge_modes",
+                               "keras_mask_lambda"),
                               5e-5))  # fmt: skip
 # the reader does not give the expected cause yet: (case, call, source) -> what is missing
 KNOWN_GAPS: dict = {}

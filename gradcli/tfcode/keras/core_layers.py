@@ -233,8 +233,10 @@ def _lambda_init(it: Interpreter, obj: Instance, args, kwargs, node):
     fn = b.get("function")
     if not isinstance(fn, (PyFunction, Module, BoundMethod, Instance)):
         it.refuse(node, f"Lambda({_describe(fn)})", "give a def, a lambda or a tf function")
-    if b.get("mask") is not None:
-        it.refuse(node, "Lambda(..., mask=...)")
+    mask = b.get("mask")  # compute_mask: mask(inputs, previous_mask) or the tensor itself
+    if mask is not None and not isinstance(mask, (PyFunction, Tensor, Variable)):
+        it.refuse(node, f"Lambda(..., mask={_describe(mask)})", "give a def, lambda or tensor")
+    obj.data.update(mask=mask, supports_masking=mask is not None)
     arguments = b.get("arguments") or {}
     if not isinstance(arguments, dict):
         it.refuse(node, f"Lambda(..., arguments={_describe(arguments)})")
@@ -250,6 +252,8 @@ def _lambda_call(it: Interpreter, obj: Instance, args, kwargs, node):
         params = {a.arg for a in [*fn.args.args, *fn.args.kwonlyargs]}
         if "training" in params and state(it).training:
             extra["training"] = state(it).training[-1]
+        if "mask" in params:  # Keras passes the input's mask to a function that takes one
+            extra["mask"] = kwargs.get("mask")
         return it.call_function(fn, [x], extra, node)
     if isinstance(fn, Module):
         return it.call_api(fn.path, [x], extra, node, None)

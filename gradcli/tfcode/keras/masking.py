@@ -41,7 +41,7 @@ SUPPORTS = {"Dense", "Dropout", "Activation", "LayerNormalization", "BatchNormal
             "Bidirectional"}  # fmt: skip
 # Keras classes whose call takes mask= (filled in from the input's mask)
 TAKES_MASK = {"SimpleRNN", "GRU", "LSTM", "GlobalAveragePooling1D", "BatchNormalization",
-              "TimeDistributed", "Bidirectional"}  # fmt: skip
+              "TimeDistributed", "Bidirectional", "Lambda"}  # fmt: skip
 MERGES = {"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate"}
 
 
@@ -173,6 +173,11 @@ def compute_mask(it: Interpreter, obj: Instance, args, kwargs, node):
         return out
     if name == "GlobalAveragePooling1D":
         return None
+    if name == "Lambda":  # Lambda(mask=): a function of (inputs, mask), or the mask itself
+        given = obj.data.get("mask")
+        if isinstance(given, PyFunction):
+            return it.call_function(given, [inputs, mask], {}, node)
+        return given
     if name == "Bidirectional":
         from gradcli.tfcode.keras.wrappers import bidirectional_mask
 
@@ -240,6 +245,8 @@ def masked_step(it: Interpreter, mask_t, new, old, node):
 
 def masked_mean(it: Interpreter, x, mask, keepdims: bool, node):
     """GlobalAveragePooling1D with a mask: sum of the unmasked steps / their count."""
+    if it.g[it.tensor_id(mask, read=False)].dtype != "bool":
+        mask = _op(it, "cast", mask, node=node, dtype="bool")
     m = _op(it, "expand_dims", mask, node=node, axis=2)
     dtype = it.g[it.tensor_id(x, read=False)].dtype
     x = _op(it, "where", m, x, 0.0, node=node)
