@@ -164,6 +164,15 @@ def eval_grad(expr: str, **at) -> tuple:
     return doc["outputs"]["f"]["value"], {k: v["value"] for k, v in doc["gradients"].items()}
 
 
+def forward(expr: str, inputs: dict):
+    """The first output of an expression at these inputs (no gradients)."""
+    from gradcli.api import problem_from_expression
+    from gradcli.core.executor import run
+
+    problem = problem_from_expression(expr, inputs, wrt=[])
+    return run(problem.graph, list(problem.outputs))[problem.outputs[0]]
+
+
 def num(v):
     """A JSON value ("inf", "nan" strings included) as a float or a float array."""
     return np.array([float(e) for e in np.ravel(v)]) if isinstance(v, list) else float(v)

@@ -85,7 +85,12 @@ class Loss:
         return cur
 
     def __call__(self, t: int, value, chain: list[int]) -> float:
-        cur = self.run(t, value, chain)
+        """The loss at the moved point; NaN where an op cannot be evaluated there (TensorFlow
+        raises: a solver that fails on a NaN matrix), as at a point outside the domain."""
+        try:
+            cur = self.run(t, value, chain)
+        except (ArithmeticError, ValueError):
+            return math.nan
         with np.errstate(all="ignore"):
             total = 0.0
             for o, seed in self.outputs:

@@ -1,15 +1,16 @@
 """SymPy's derivatives as plain text, and their values at a point without SymPy.
 
-The check's numbers come from one `lambdify` of the derivatives (symbolic.Context.numbers):
-Python code applying numpy's functions to numpy float64 scalars. `from_lambdified` turns
-that code into one expression of gradcli's expression language per derivative (the
-arguments named a0, a1, ...), checking that every name it calls is one of the functions
-listed here and the very object lambdify bound it to. `parse` reads such text back with
-gradcli's own parser (gradcli/spec/expression.py) and refuses anything else: unknown
-names, attribute access, keywords other than select's `default`, arguments out of range.
-`evaluate` walks the parsed expressions and applies the same Python operators and numpy
-functions to the same float64 scalars, in the same order, as the lambdified code: the
-values are SymPy's, bit for bit (the writer checks this at the point it was made at).
+The check's numbers are SymPy's derivatives printed as `lambdify(..., modules="numpy")`
+prints them (`from_sympy`: its printer and settings, nothing compiled): one expression of
+gradcli's expression language per derivative (the arguments named a0, a1, ...), checked so
+that every name it calls is one of the functions listed here and the very object
+lambdify's namespace binds it to. For what that refuses, the check falls back to lambdify
+itself, and `from_lambdified` reads the generated code the same way. `parse` reads such
+text back with gradcli's own parser (gradcli/spec/expression.py) and refuses anything
+else: unknown names, attribute access, keywords other than select's `default`, arguments
+out of range. `evaluate` walks the parsed expressions and applies the same Python
+operators and numpy functions to the same float64 scalars, in the same order, as the
+lambdified code would.
 
 Nothing is ever run as code: text is parsed, and the only calls are to the table below.
 """
@@ -105,6 +106,59 @@ class Refused(Exception):
 
 
 # --- writing (in the SymPy worker) -------------------------------------------------------------
+def from_sympy(sp, exprs: list, symbols: list) -> list[str]:
+    """One gradcli expression per SymPy expression, printed as `lambdify(symbols, exprs,
+    modules="numpy")` prints them (the same printer and settings) but without compiling
+    anything: the arguments are named a0, a1, ... in `symbols`' order, and every function
+    name must be bound, as lambdify's namespace would bind it, to the function listed here."""
+    import ast
+
+    from sympy.printing.numpy import NumPyPrinter
+
+    names = {s: f"a{k}" for k, s in enumerate(symbols)}
+
+    class Printer(NumPyPrinter):
+        def _print_Symbol(self, expr):
+            if expr not in names:
+                raise Refused(f"a free symbol {expr}")
+            return names[expr]
+
+        _print_Dummy = _print_Symbol
+
+    printer = Printer(
+        {
+            "fully_qualified_modules": False,
+            "inline": True,
+            "allow_unknown_functions": True,
+            "user_functions": {},
+        }
+    )
+    printed = [printer.doprint(e) for e in exprs]
+    namespace = _lambdify_namespace(printer.module_imports)
+    args = {a: a for a in names.values()}
+    out = []
+    for text in printed:
+        out.append(_checked(ast, ast.parse(text, mode="eval").body, args, namespace))
+    return out
+
+
+def _lambdify_namespace(module_imports) -> dict:
+    """What lambdify's numpy namespace binds the table's names to: numpy's public names
+    first, then the printer's `from module import name` for names numpy lacks."""
+    import importlib
+
+    public = set(getattr(np, "__all__", ()))
+    namespace = {n: getattr(np, n) for n in (*FUNCTIONS, *CONSTANTS) if n in public}
+    for module, keys in module_imports.items():
+        if module not in ("numpy", "math"):
+            continue
+        mod = importlib.import_module(module)
+        for k in keys:
+            if k not in namespace and hasattr(mod, k):
+                namespace[k] = getattr(mod, k)
+    return namespace
+
+
 def from_lambdified(fn, source: str) -> list[str]:
     """One gradcli expression per element of the list a lambdified function returns."""
     import ast
@@ -119,15 +173,16 @@ def from_lambdified(fn, source: str) -> list[str]:
     if not isinstance(value, ast.List):
         raise Refused("not a list")
     args = {a.arg: f"a{k}" for k, a in enumerate(fdef.args.args)}
-    namespace = fn.__globals__
-    out = []
-    for element in value.elts:
-        _rename(ast, element, args, namespace)
-        text = ast.unparse(element)
-        if not _same(ast, element, _parse_text(text)):
-            raise Refused("the text does not read back as the same expression")
-        out.append(text)
-    return out
+    return [_checked(ast, element, args, fn.__globals__) for element in value.elts]
+
+
+def _checked(ast, element, args: dict, namespace: dict) -> str:
+    """The element as gradcli text, its names checked and its reading back verified."""
+    _rename(ast, element, args, namespace)
+    text = ast.unparse(element)
+    if not _same(ast, element, _parse_text(text)):
+        raise Refused("the text does not read back as the same expression")
+    return text
 
 
 def _rename(ast, root, args: dict, namespace: dict) -> None:

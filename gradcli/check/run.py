@@ -284,6 +284,8 @@ def _program(code: list, numbers, args: list) -> tuple[int, list[str]] | None:
 
     if not code:
         return (len(args), []) if len(numbers) == 0 else None
+    if isinstance(code[0], list):  # printed and evaluated by program.py already
+        return len(args), code[0]
     try:
         texts = program.from_lambdified(code[0], inspect.getsource(code[0]))
         again = program.values([program.parse(t, len(args)) for t in texts], args)

@@ -9,7 +9,9 @@ expression, so SymPy's chain rule uses the custom gradient as given.
 
 The sympy module is passed in: check.py is the only module that imports it. Expressions
 are built with evaluation on, and never through `cse` (which gives wrong derivatives of
-expressions built under `evaluate(False)`); numbers come from `lambdify` (not `evalf`).
+expressions built under `evaluate(False)`); numbers come from the derivatives printed as
+`lambdify` prints them and evaluated in float64 by program.py (or from `lambdify` itself
+for what program.py does not read), never from `evalf`.
 """
 
 from __future__ import annotations
@@ -213,8 +215,11 @@ class Context:
         return expr.xreplace({sp.zoo: sp.nan})
 
     def numbers(self, exprs: list, bindings: dict, code: list | None = None) -> np.ndarray:
-        """The expressions' float64 values at the point, through one lambdify (no cse);
-        the lambdified function is appended to `code` when it is given."""
+        """The expressions' float64 values at the point: printed as lambdify prints them and
+        evaluated by program.py (no compiling), else through one lambdify (no cse). What
+        was evaluated (the texts, or the lambdified function) is appended to `code`."""
+        from gradcli.check import program
+
         sp = self.sp
         if not exprs:
             return np.zeros(0)
@@ -223,6 +228,16 @@ class Context:
             self.tick()
             expanded.append(self.expand(e))
         syms = list(bindings)
+        try:
+            texts = program.from_sympy(sp, expanded, syms)
+            trees = [program.parse(t, len(syms)) for t in texts]
+        except program.Refused:
+            texts = None
+        self.tick()
+        if texts is not None:
+            if code is not None:
+                code.append(texts)
+            return program.values(trees, [bindings[s] for s in syms])
         fn = sp.lambdify(syms, expanded, modules="numpy", dummify=True, cse=False)
         if code is not None:
             code.append(fn)

@@ -2,7 +2,8 @@
 the command's own reading and evaluation.
 
 The worker is a fresh interpreter (`python -I -c BOOTSTRAP`, this process's sys.path
-passed in GRADCLI_WORKER_PATH, one thread for BLAS): it imports numpy, SymPy and the
+passed in GRADCLI_WORKER_PATH, one thread for BLAS; the site module stays: an editable
+install finds gradcli through a .pth file's import hook): it imports numpy, SymPy and the
 check, then waits for one job on its standard input. Its standard input and output are
 pipes of this process's own (descriptors above 2), its standard error is /dev/null: it
 never reads or writes the command's streams, whatever they are (closed, a terminal, a
@@ -194,15 +195,15 @@ def main() -> None:
 
 
 def _prewarm(sympy) -> None:
-    """SymPy's first product and lambdify's numpy namespace import more modules (about
-    0.2 s): done while the command is still reading, before the job comes. SymPy's caches
-    only memoize: nothing here changes what the job computes."""
+    """SymPy's first derivative and first printing import more modules: done while the
+    command is still reading, before the job comes. SymPy's caches only memoize: nothing
+    here changes what the job computes."""
     try:
-        import inspect
+        from gradcli.check import program
 
         x = sympy.Symbol("x", real=True)
         expr = sympy.diff(x * x * 3 + sympy.exp(x) * x, x)
-        inspect.getsource(sympy.lambdify([x], [expr], modules="numpy", dummify=True, cse=False))
+        program.from_sympy(sympy, [expr], [x])
     except Exception:
         pass
 

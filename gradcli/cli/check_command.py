@@ -72,18 +72,16 @@ def check_command(
         program = load_program(spec, expr, at, wrt, unconnected, weights)
         return tfcode_analyses.run_check(program, call, method, rtol, atol, fmt, symbolic)
     no_call(call, weights)
-    from gradcli.check.run import run_check
-    from gradcli.cli.inputs import load_problem
-    from gradcli.core.evaluation import evaluate
-    from gradcli.views.check_report import check_document, print_report
-    from gradcli.views.format import console, dumps
-
     session = None
-    if method in ("auto", "sympy") and not symbolic:
+    if method in ("auto", "sympy") and not symbolic:  # before numpy and the reader's imports
         from gradcli.check.session import begin
 
         session = begin(spec, expr, use_cache=not no_cache)
     try:
+        from gradcli.check.run import run_check
+        from gradcli.cli.inputs import load_problem
+        from gradcli.core.evaluation import evaluate
+
         problem = load_problem(spec, expr, at, wrt, unconnected)
         ev = evaluate(problem, keep=True)
         report = run_check(
@@ -92,6 +90,9 @@ def check_command(
     finally:
         if session is not None:
             session.close()
+    from gradcli.views.check_report import check_document, print_report
+    from gradcli.views.format import console, dumps
+
     if fmt == "json":
         print(dumps(check_document(report, symbolic)))
     else:

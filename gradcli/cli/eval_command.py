@@ -77,16 +77,19 @@ def eval_command(
     no_call(call, weights)
     if points is not None:
         return _points(spec, expr, at, wrt, unconnected, fmt, symbolic, points)
-    from gradcli.cli.inputs import choose_format, load_problem
-    from gradcli.core.evaluation import evaluate
-    from gradcli.explain.eval_warnings import warnings
-    from gradcli.views import eval_report, saved_arrays
-    from gradcli.views.format import console, write_json
-
     if save is not None:
-        saved_arrays.check_target(save)
+        from gradcli.views.saved_arrays import check_target
+
+        check_target(save)
+    # the SymPy worker starts before numpy and the spec reader are imported (~80 ms)
     session = _session(spec, expr, check, symbolic, no_cache)
     try:
+        from gradcli.cli.inputs import choose_format, load_problem
+        from gradcli.core.evaluation import evaluate
+        from gradcli.explain.eval_warnings import warnings
+        from gradcli.views import eval_report
+        from gradcli.views.format import console, write_json
+
         problem = load_problem(spec, expr, at, wrt, unconnected)
         ev = evaluate(problem, keep=check != "off")  # the check reuses the forward values
         fmt = choose_format(fmt)

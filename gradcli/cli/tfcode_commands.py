@@ -2,6 +2,8 @@
 
 The integration into the commands is one branch each (eval.run and explain.run call
 `is_tf_code` first); everything else about TensorFlow code lives here and in gradcli.tfcode.
+This module imports nothing heavy at the top: `eval` asks `is_tf_code` before it starts the
+SymPy worker, which should start as early as it can.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 import sys
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.inputs import read_spec_bytes
 from gradcli.runtime.errors import GradcliError
 
 OK, FINDING = ExitCode.OK, ExitCode.FINDING
@@ -31,6 +32,7 @@ def no_call(call, weights=None) -> None:
 
 def load_program(spec, expr, at, wrt, unconnected, weights=None, **unsupported):
     """Read the program; the options that pick values or targets of a spec do not apply."""
+    from gradcli.cli.inputs import read_spec_bytes
     from gradcli.tfcode import read_program
 
     given = {"-e": expr, "--at": at, "--wrt": wrt, "--unconnected": unconnected, **unsupported}

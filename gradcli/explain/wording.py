@@ -345,7 +345,7 @@ def reason(pair) -> str | None:
     x, y, causes = pair.input, pair.output, pair.causes
     first = causes[0]
     if pair.status == Status.UNCONNECTED:
-        if first.kind == NO_PATH:
+        if first.kind == NO_PATH and first.op is None:
             return f"{y} does not use {x} at all: {first.detail}"
         if first.kind == INTEGER and first.op is None:
             return first.detail

@@ -68,6 +68,7 @@ def _variable(it: Interpreter, args, kwargs, node):
         it.refuse(node, "trainable= that is not True or False")
     leaf = it.leaf(arr, node)
     label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
+    it.store(leaf.id, init, ast.unparse(node), label)
     return Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
 
 
@@ -164,6 +165,8 @@ def _random(dist: str):
             mean = _opt(args, kwargs, 0, "loc", 0.0)
             std = _opt(args, kwargs, 1, "scale", 1.0)
             arr = it.rng.normal(mean, std, shape)
+        elif dist == "rand":  # its arguments are the shape: draws in [0, 1)
+            arr = it.rng.uniform(0.0, 1.0, shape)
         else:
             low = _opt(args, kwargs, 0, "low", 0.0)
             high = _opt(args, kwargs, 1, "high", 1.0)

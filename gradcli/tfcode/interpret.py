@@ -90,6 +90,9 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.steps = 0
         # node -> (what TensorFlow raises in a tape.gradient using it, or None; a note)
         self.notes: dict[int, tuple[dict | None, str]] = {}
+        # a variable's value leaf made from a tensor (tf.Variable(t), v.assign(t)) -> (the
+        # tensor's node, the code, the variable): the lowering shows where gradients stop
+        self.stored: dict[int, tuple[int, str, str]] = {}
         self.rng = np.random.default_rng(0)
         self.globals = Scope()
         self.error: dict | None = None  # what TensorFlow raised outside a gradient call

@@ -46,7 +46,7 @@ class Lowering:
                 continue
             source_of[gid] = (name, value)
         target_ids = [it.tensor_id(t, read=False) for t in targets]
-        needed = g.ancestors([*target_ids, *source_of])
+        needed = self._needed([*target_ids, *source_of], source_of)
         live: set[int] = set()
         wrt_of: dict[int, int] = {}
         for i in range(len(needed)):
@@ -66,6 +66,9 @@ class Lowering:
                     wrt_of[i] = lid
                     self.back[lid] = i
                     self.memo[i] = self._unwatched(i, lid, name, value)
+                    continue
+                if i in it.stored and it.stored[i][0] in self.memo:
+                    self.memo[i] = self._stored(i)
                     continue
                 lid = emit(L, CONST_OP, (), {"value": n.attrs["value"]}, kind="const",
                            entry=n.entry, pos=n.pos)  # fmt: skip
@@ -130,6 +133,40 @@ class Lowering:
         L.entries = list(outputs)
         source = Source(it.file, it.lines, self.positions, functions=dict(it.functions))
         return Problem(self.call, L, outputs, wrt, seed_list, mode, source)
+
+    def _needed(self, roots: list[int], source_of: dict) -> bytearray:
+        """The program nodes the roots need, and the tensors copied into the variables they
+        read (it.stored), so that the copy can be shown as where gradients stop."""
+        g, stored = self.it.g, self.it.stored
+        roots, seen = list(roots), set()
+        while True:
+            needed = g.ancestors(roots)
+            more = [
+                stored[i][0]
+                for i in stored
+                if i < len(needed) and needed[i] and i not in source_of and i not in seen
+            ]
+            if not more:
+                return needed
+            seen.update(i for i in stored if i < len(needed) and needed[i])
+            roots += more
+
+    def _stored(self, i: int) -> int:
+        """A variable's value that is a copy of a tensor: the tensor through a boundary at
+        the line that copied it (gradients stop there: TensorFlow has no path through it)."""
+        it = self.it
+        v, code, label = it.stored[i]
+        n = it.g[i]
+        detail = (
+            f"{_short(code, 60)} copies a value into the variable {label}; reading {label} later "
+            "starts afresh, so no gradient flows back through the copy to what it was computed "
+            f"from; differentiate with respect to {label}, or use the tensor itself"
+        )
+        summary = f"{_short(code, 40)}, a copy into a variable"
+        b = self._boundary(self.memo[v], TapeCause.STORED, detail, summary, label, n.pos)
+        self.positions.setdefault(label, n.pos)
+        self.back[b] = i
+        return b
 
     def _source_node(self, value, targets, name) -> int:
         """The program node a source stands for (a variable: the version the target read)."""

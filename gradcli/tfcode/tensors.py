@@ -395,7 +395,20 @@ class TensorMixin:
             )
         var.value = self.leaf(new, node).id
         var.versions.append(var.value)
+        if name == "assign":
+            self.store(var.value, value, ast.unparse(node), var.label)
         return var
+
+    def store(self, leaf: int, value, code: str, label: str) -> None:
+        """Remember that a variable's value leaf holds a copy of a TensorFlow tensor (same
+        dtype and shape): gradients stop there, and the lowering says where (no_path)."""
+        if not isinstance(value, (Tensor, Variable)) or (
+            isinstance(value, Tensor) and value.kind != TF
+        ):
+            return
+        i = self.tensor_id(value, read=False)
+        if self.g[i].dtype == self.g[leaf].dtype and self.g[i].shape == self.g[leaf].shape:
+            self.stored[leaf] = (i, code, label)
 
     def as_array(self, value, node, dtype: str | None = None) -> np.ndarray:
         """The concrete value of a tensor or Python value (for variables and constants)."""

@@ -20,9 +20,11 @@ import warnings
 
 import numpy as np
 import pytest
+import sympy
 from helpers import SPECS, TEST_DATA
 
 from gradcli import api
+from gradcli.check import program
 from gradcli.check.cache import Cache
 from gradcli.check.conventions import forward_values
 from gradcli.check.run import run_check
@@ -151,3 +153,80 @@ def test_reference_cases_at_two_points(case_id, tmp_path):
     assert cached == plain
     if stored and outcome is not None and print_of(ev2) == print_of(ev):
         assert outcome == "hit", "the same structure and translation: the entry applies"
+
+
+# --- printed numbers against lambdify's -------------------------------------------------------
+def _evaluations():
+    for name in SPEC_FILES:
+        yield name, lambda name=name: api.grad((SPECS / name).read_text(), {}, spec=True)
+    for case_id, case in CASES.items():
+        if "spec" in case:
+            yield case_id, lambda case=case: api.grad(case["spec"], {}, spec=True)
+        else:
+            at = {k: np.asarray(v, dtype=float) for k, v in case["at"].items()}
+            yield case_id, lambda case=case, at=at: api.grad(case["expr"], at, wrt=case.get("wrt"))
+
+
+EVALUATIONS = dict(_evaluations())
+
+
+def _reports(ev):
+    """The check's report, or the exception it raises (the same with either path)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return run_check(ev, "auto")
+        except Exception as exc:  # finite differences of eigvalsh through a NaN raise
+            return type(exc).__name__
+
+
+@pytest.mark.parametrize("name", list(EVALUATIONS))
+def test_printed_numbers_are_lambdifys(name, monkeypatch):
+    """To rounding: lambdify renames the symbols (Dummy_N, numbered across the process),
+    which can reorder a sum's terms; the printed path keeps the spec's names."""
+    ev = EVALUATIONS[name]()
+    printed = _reports(ev)
+
+    def refuse(*args, **kwargs):
+        raise program.Refused("forced: lambdify")
+
+    monkeypatch.setattr(program, "from_sympy", refuse)
+    forced = _reports(ev)
+    if isinstance(printed, str) or isinstance(forced, str):
+        assert printed == forced
+        return
+    assert printed.ok == forced.ok and list(printed.inputs) == list(forced.inputs)
+    for key, check in printed.inputs.items():
+        other = forced.inputs[key]
+        assert (check.method, check.ok) == (other.method, other.ok), key
+        if check.reference is None or other.reference is None:
+            assert check.reference is None and other.reference is None
+            continue
+        got = np.asarray(check.reference, np.float64)
+        want = np.asarray(other.reference, np.float64)
+        assert np.array_equal(np.isnan(got), np.isnan(want)), key
+        finite = np.isfinite(want)
+        scale = np.max(np.abs(want[finite]), initial=1.0)
+        with np.errstate(invalid="ignore"):  # inf - inf where both are inf
+            close = np.abs(got - want) <= 1e-12 * scale
+        assert np.all(close | (got == want) | np.isnan(want)), (key, got, want)
+
+
+def test_the_printed_path_is_taken():
+    x, y = sympy.symbols("x y", real=True)
+    exprs = [sympy.diff(sympy.erf(x) * sympy.exp(-x * y) + abs(x) * sympy.atan2(x, y), x)]
+    exprs.append(sympy.Piecewise((x, x > 0), (y, True)))
+    texts = program.from_sympy(sympy, exprs, [x, y])
+    assert texts[1] == "select([greater(a0, 0), True], [a0, a1], default=nan)"
+    got = program.values([program.parse(t, 2) for t in texts], [0.5, 2.0])
+    fn = sympy.lambdify([x, y], exprs, modules="numpy")
+    want = [float(v) for v in fn(np.float64(0.5), np.float64(2.0))]
+    assert got.tobytes() == np.array(want).tobytes()
+
+
+def test_what_program_does_not_read_is_refused():
+    x, z = sympy.symbols("x z", real=True)
+    with pytest.raises(program.Refused, match="DiracDelta"):
+        program.from_sympy(sympy, [sympy.diff(sympy.Heaviside(x), x)], [x])
+    with pytest.raises(program.Refused, match="free symbol"):
+        program.from_sympy(sympy, [x * z], [x])

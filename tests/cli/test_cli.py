@@ -230,3 +230,14 @@ def test_keepdims_takes_one_and_zero_as_true_and_false():
         run_json("eval", "-e", "sum(x, keepdims=0)", "--at", "x=[1,2]")["outputs"]["f"]["value"]
         == 3.0
     )
+
+
+@pytest.mark.parametrize("command", [["check", "--method", "fd"], ["eval", "--check", "fd"]])
+def test_finite_differences_through_a_solver_that_fails_at_the_moved_point(command):
+    """eigvalsh of [[1, 0], [0, nan]] converges at once (zero off-diagonal), as in
+    TensorFlow; a perturbed off-diagonal makes the solver fail (TensorFlow raises). Finite
+    differences then have no value there: elements not compared, never an internal error."""
+    doc = run_json(*command, "-e", "sum(eigvalsh(x))", "--at", "x=[[1.0,0.0],[0.0,nan]]")
+    check = doc if command[0] == "check" else doc["check"]
+    x = check["inputs"]["x"]
+    assert x["not_compared"] == 4 and x["ok"]  # the loss itself is nan: no finite estimate

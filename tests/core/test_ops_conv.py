@@ -17,6 +17,7 @@ from helpers import (
     assert_first_and_second_order,
     assert_sympy_check,
     eval_grad,
+    forward,
     invoke,
     num,
     run_json,
@@ -27,11 +28,6 @@ from gradcli.api import problem_from_expression
 from gradcli.core.executor import run
 
 RNG = np.random.default_rng(20261124)
-
-
-def forward(expr: str, inputs: dict):
-    problem = problem_from_expression(expr, inputs, wrt=[])
-    return run(problem.graph, list(problem.outputs))[problem.outputs[0]]
 
 
 # --- loop references (NHWC, one batch axis), written from the definitions --------------------

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import central_difference, invoke, run_json, value_grad_hvp
+from helpers import central_difference, forward, invoke, run_json, value_grad_hvp
 
 from gradcli.api import problem_from_expression
-from gradcli.core.executor import run
 from gradcli.runtime.errors import GradcliError
 
 RNG = np.random.default_rng(20261124)
-
-
-def forward(expr: str, inputs: dict):
-    problem = problem_from_expression(expr, inputs, wrt=[])
-    return run(problem.graph, list(problem.outputs))[problem.outputs[0]]
 
 
 # call, x's shape, numpy's forward

@@ -16,6 +16,7 @@ from helpers import (
     TEST_DATA,
     central_difference,
     eval_grad,
+    forward,
     invoke,
     num,
     run_json,
@@ -23,7 +24,6 @@ from helpers import (
 )
 
 from gradcli.api import grad, problem_from_expression
-from gradcli.core.executor import run
 from gradcli.core.ops import linalg_kernels as kernels
 from gradcli.runtime.errors import GradcliError
 
@@ -31,11 +31,6 @@ RNG = np.random.default_rng(20261203)
 DATA = json.loads((TEST_DATA / "tf_reference.json").read_text())
 CASES = {c["id"]: c for c in DATA["cases"]}
 EYE3 = "[[3, 0, 0], [0, 3, 0], [0, 0, 3]]"
-
-
-def forward(expr: str, inputs: dict):
-    problem = problem_from_expression(expr, inputs, wrt=[])
-    return run(problem.graph, list(problem.outputs))[problem.outputs[0]]
 
 
 def spd(x: str, batch: bool = False) -> str:

@@ -15,6 +15,7 @@ from helpers import (
     assert_first_and_second_order,
     assert_sympy_check,
     eval_grad,
+    forward,
     invoke,
     num,
     run_json,
@@ -26,11 +27,6 @@ from gradcli.core.autodiff import gradients
 from gradcli.core.executor import run
 
 RNG = np.random.default_rng(20261130)
-
-
-def forward(expr: str, inputs: dict):
-    problem = problem_from_expression(expr, inputs, wrt=[])
-    return run(problem.graph, list(problem.outputs))[problem.outputs[0]]
 
 
 def band(x, lower, upper):

@@ -11,19 +11,13 @@ import re
 
 import numpy as np
 import pytest
-from helpers import central_difference, invoke, run_json, value_grad_hvp
+from helpers import central_difference, forward, invoke, run_json, value_grad_hvp
 
 from gradcli.api import problem_from_expression
-from gradcli.core.executor import run
 from gradcli.core.ops import REGISTRY
 from gradcli.runtime.errors import GradcliError
 
 RNG = np.random.default_rng(20261125)
-
-
-def forward(expr: str, inputs: dict):
-    problem = problem_from_expression(expr, inputs, wrt=[])
-    return run(problem.graph, list(problem.outputs))[problem.outputs[0]]
 
 
 # one output of the op, x's shape, numpy's value of that output

@@ -40,9 +40,9 @@ def test_every_stop_op_carries_explains_words():
 
 
 def test_cause_kinds_are_defined_once():
-    assert {wording.LEAVES_TAPE, wording.NOT_WATCHED, wording.OUTSIDE_TAPE} == {
-        c.value for c in TapeCause
-    }
+    """The code-level kinds, and no_path for a copy into a variable (TapeCause.STORED)."""
+    kinds = {wording.LEAVES_TAPE, wording.NOT_WATCHED, wording.OUTSIDE_TAPE, wording.NO_PATH}
+    assert kinds == {c.value for c in TapeCause}
 
 
 def test_the_readme_lists_every_name_the_reader_maps():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers import interpret_tf
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import read_program
@@ -60,3 +61,18 @@ def test_the_benchmarks_training_step_reads_with_its_specs_gradient_shapes():
     spec = evaluate(build_problem(load_spec(specs.tf_equivalent_spec(sizes, batch), "s.yaml")))
     assert got == [g.shape for g in spec.gradients.values()]
     assert all(g.dtype == "float32" for g in call.evaluation.gradients.values())
+
+
+def test_numpy_random_rand_takes_the_shape_as_its_arguments():
+    """np.random.rand(100, 10) draws a (100, 10) array in [0, 1): its arguments are the
+    shape, not bounds (read as bounds they made an internal error: high < low)."""
+    it = interpret_tf(
+        """
+        import numpy as np
+        a = np.random.rand(100, 10)
+        b = np.random.uniform(2.0, 3.0, size=(4,))
+        """
+    )
+    a, b = (it.value(it.tensor_id(it.globals.vars[n], read=False)) for n in "ab")
+    assert a.shape == (100, 10) and a.min() >= 0.0 and a.max() < 1.0
+    assert b.shape == (4,) and b.min() >= 2.0 and b.max() < 3.0

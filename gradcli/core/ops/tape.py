@@ -19,6 +19,7 @@ class TapeCause(str, Enum):
     LEAVES_TAPE = "leaves_tape"  # turned into NumPy or Python (.numpy(), np.*, float())
     NOT_WATCHED = "not_watched"  # a constant never watched, trainable=False, ...
     OUTSIDE_TAPE = "outside_tape"  # computed after the with block, or before tape.watch
+    STORED = "no_path"  # copied into a variable (tf.Variable(t), v.assign(t)): reads start anew
 
 
 # identity forward, no gradient; attrs: cause (a TapeCause value), detail (one sentence with
