@@ -87,9 +87,10 @@ RESHAPE = Class(
 
 
 # --- Embedding ---------------------------------------------------------------------------------
+# input_length= is accepted and ignored, as Keras 3 does (with a deprecation warning)
 EMBEDDING_NAMES = ("input_dim", "output_dim", "embeddings_initializer", "embeddings_regularizer",
                    "embeddings_constraint", "mask_zero", "weights", "lora_rank",
-                   "lora_alpha")  # fmt: skip
+                   "lora_alpha", "input_length")  # fmt: skip
 
 
 def _embedding_init(it: Interpreter, obj: Instance, args, kwargs, node):
