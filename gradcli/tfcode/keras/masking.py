@@ -133,8 +133,19 @@ def before_call(it: Interpreter, obj: Instance, fn, args, kwargs):
 
 
 def after_call(it: Interpreter, obj: Instance, args, kwargs, outputs, previous, node) -> None:
-    """_set_mask_metadata: compute_mask's masks on the outputs that have none."""
+    """_set_mask_metadata: compute_mask's masks on the outputs that have none (a layer that
+    does not support masking drops the mask: Keras warns, gradcli notes it on the calls
+    whose gradient goes through the layer)."""
     if not supports(obj):
+        if any(m is not None for m in _flatten([previous])):
+            note = (
+                f"layer '{obj.layer.name}' ({obj.cls.name}, line {node.lineno}) was passed an "
+                "input with a Keras mask but does not support masking: the mask is dropped "
+                "(Keras warns), so the layers and the loss after it see every step"
+            )
+            for x in _flatten([outputs]):
+                if isinstance(x, Tensor):
+                    it.notes.setdefault(x.id, (None, note))
         return
     flat = _flatten([outputs])
     if all(get_mask(it, x) is not None for x in flat):
@@ -318,6 +329,18 @@ def loss_weight(it: Interpreter, mask, weight, values, reduction, dtype: str, no
         float_mask = _op(it, "where", mask, share, 0.0, node=node)
     else:
         float_mask = _op(it, "cast", mask, node=node, dtype=dtype)
+    note = (
+        f"the loss (line {node.lineno}) is weighed by the Keras mask of y_pred: masked entries "
+        "count 0"
+        + (
+            " and the mean is over the valid ones"
+            if reduction in ("mean", "sum_over_batch_size")
+            else ""
+        )
+        + " (their gradients are zero)"
+    )
+    if isinstance(float_mask, Tensor):
+        it.notes.setdefault(float_mask.id, (None, note))
     if weight is None:
         return float_mask
     from gradcli.tfcode.keras.library import _same_rank
