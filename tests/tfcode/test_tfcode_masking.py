@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from gradcli.explain.analysis import explain_sum
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import read_program
 from gradcli.tfcode.keras.masking import get_mask
+
+CODE = Path(__file__).parents[1] / "data" / "tf_code"
 
 
 def value(it, expr: str):
@@ -165,7 +168,7 @@ def test_explain_names_the_where_of_a_masked_step():
 
 
 def test_check_agrees_on_a_masked_model(tmp_path):
-    res = CliRunner().invoke(cli, ["check", "tests/data/tf_code/keras_mask_masking_layer.py"])
+    res = CliRunner().invoke(cli, ["check", str(CODE / "keras_mask_masking_layer.py")])
     assert res.exit_code == 0, res.stdout
     assert "agree" in res.stdout
 
@@ -274,3 +277,12 @@ def test_wrapper_errors_are_keras_s(code, message):
         read_program(source.encode(), "m.py")
     assert message in exc.value.message
     assert exc.value.pos.line == 2
+
+
+def test_a_dropped_mask_and_a_masked_loss_are_noted():
+    path = CODE / "keras_mask_custom_layer.py"
+    program = read_program(path.read_bytes(), str(path))
+    assert any("'plain' (Plain, line 40)" in n and "dropped" in n for n in program.calls[1].notes)
+    path = CODE / "keras_mask_fit.py"
+    program = read_program(path.read_bytes(), str(path))
+    assert any("weighed by the Keras mask of y_pred" in n for n in program.calls[0].notes)
