@@ -286,3 +286,20 @@ def test_a_dropped_mask_and_a_masked_loss_are_noted():
     path = CODE / "keras_mask_fit.py"
     program = read_program(path.read_bytes(), str(path))
     assert any("weighed by the Keras mask of y_pred" in n for n in program.calls[0].notes)
+
+
+def test_add_loss_on_a_functional_model_is_keras_s_not_implemented_error():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        inp = tf.keras.Input(shape=(2,))
+        out = tf.keras.layers.Dense(1)(inp)
+        model = tf.keras.Model(inp, out)
+        model.add_loss(tf.reduce_sum(tf.ones((2,))))
+        """
+    )
+    with pytest.raises(GradcliError) as exc:
+        read_program(source.encode(), "m.py")
+    assert "NotImplementedError" in exc.value.message
+    assert exc.value.pos.line == 7

@@ -153,6 +153,14 @@ def add_loss(it: Interpreter, obj: Instance, args, kwargs, node):
     from gradcli.tfcode.keras.protocol import state
     from gradcli.tfcode.support import Raises, _flatten
 
+    if obj.cls.name == "Functional":  # keras/src/models/functional.py: not implemented
+        raise Raises(
+            "NotImplementedError",
+            "",
+            it.pos(node),
+            "a functional model has no add_loss in Keras 3: add the loss in a layer's call "
+            "(self.add_loss) or to the loss you differentiate",
+        )
     values = _flatten([args[0] if args else kwargs.get("loss")])
     for x in values:
         if not (isinstance(x, Variable) or (isinstance(x, Tensor) and x.kind == "tf")):
