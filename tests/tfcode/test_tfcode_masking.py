@@ -303,3 +303,25 @@ def test_add_loss_on_a_functional_model_is_keras_s_not_implemented_error():
         read_program(source.encode(), "m.py")
     assert "NotImplementedError" in exc.value.message
     assert exc.value.pos.line == 7
+
+
+def test_wrappers_built_directly_name_their_weights_in_their_scope():
+    # Keras printed bidirectional/forward_lstm/lstm_cell/kernel ... and time_distributed/dense/*
+    it = interpret_tf(
+        """
+        import tensorflow as tf
+
+        b = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2))
+        b.build((None, 3, 2))
+        td = tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(2))
+        td.build((None, 3, 4))
+        """
+    )
+    assert [v.path for v in value(it, "b.weights")][::3] == [
+        "bidirectional/forward_lstm/lstm_cell/kernel",
+        "bidirectional/backward_lstm/lstm_cell/kernel",
+    ]
+    assert [v.path for v in value(it, "td.weights")] == [
+        "time_distributed/dense/kernel",
+        "time_distributed/dense/bias",
+    ]

@@ -72,7 +72,7 @@ def _td_build(it: Interpreter, obj: Instance, args, kwargs, node):
     inner = obj.attrs["layer"]
     if not inner.layer.built:
         build, owner = inner.cls.lookup("build")
-        with scoped(it, inner):
+        with scoped(it, obj), scoped(it, inner):  # also when build is called directly
             call_member(it, inner, build, owner, [(shape[0], *shape[2:])], {}, node)
         inner.layer.built = True
     obj.layer.built = True
@@ -218,7 +218,8 @@ def _bidi_build(it: Interpreter, obj: Instance, args, kwargs, node):
     for sub in (obj.attrs["forward_layer"], obj.attrs["backward_layer"]):
         if not sub.layer.built:
             build, owner = sub.cls.lookup("build")
-            call_member(it, sub, build, owner, [shape], {}, node)
+            with scoped(it, obj):  # also when build is called directly
+                call_member(it, sub, build, owner, [shape], {}, node)
     obj.layer.built = True
     return None
 
