@@ -137,7 +137,8 @@ def after_call(it: Interpreter, obj: Instance, args, kwargs, outputs, previous, 
     does not support masking drops the mask: Keras warns, gradcli notes it on the calls
     whose gradient goes through the layer)."""
     if not supports(obj):
-        if any(m is not None for m in _flatten([previous])):
+        dropped = all(get_mask(it, x) is None for x in _flatten([outputs]))
+        if dropped and any(m is not None for m in _flatten([previous])):
             note = (
                 f"layer '{obj.layer.name}' ({obj.cls.name}, line {node.lineno}) was passed an "
                 "input with a Keras mask but does not support masking: the mask is dropped "
