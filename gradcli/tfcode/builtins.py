@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
+from gradcli.tfcode.datasets import SPECIAL as DATASETS
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.tf1 import SCATTER_METHODS
@@ -161,6 +162,8 @@ def _random(dist: str):
     def make(it: Interpreter, args, kwargs, node):
         shape = tuple(args) if dist in ("randn", "rand") else _opt(args, kwargs, 2, "size", ())
         shape = _shape(it, shape if shape is not None else (), node)
+        if dist in ("randn", "rand"):  # their arguments are the shape: standard parameters
+            args, kwargs = [], {}
         if dist in ("normal", "randn"):
             mean = _opt(args, kwargs, 0, "loc", 0.0)
             std = _opt(args, kwargs, 1, "scale", 1.0)
@@ -417,6 +420,7 @@ SPECIAL = {
     "tf.TensorShape": _ignored,  # shape_invariants: read, not needed
     **TF1_SPECIAL,
     **PYTHON_BUILTINS,
+    **DATASETS,
 }
 LEAVE_FIX = {
     "numpy": "drop .numpy() and keep the tensor",
@@ -438,7 +442,7 @@ TENSOR_METHODS = {"numpy", "item", "tolist", "read_value", "value", "get_shape",
                   "astype"}  # fmt: skip
 VARIABLE_METHODS = {"assign", "assign_add", "assign_sub", *SCATTER_METHODS}
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
-          ast.MatMult: "matmul"}  # fmt: skip
+          ast.MatMult: "matmul", ast.Mod: "floormod", ast.FloorDiv: "floordiv"}  # fmt: skip
 PYOPS = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a**b, ast.FloorDiv: lambda a, b: a // b,

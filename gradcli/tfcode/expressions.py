@@ -18,6 +18,7 @@ from gradcli.tfcode.builtins import (
     TENSOR_METHODS,
     VARIABLE_METHODS,
 )
+from gradcli.tfcode.datasets import CONSTANTS as DATA_CONSTANTS
 from gradcli.tfcode.keras import MISSING, VALUES, get_attribute
 from gradcli.tfcode.refusals import EXPRESSIONS
 from gradcli.tfcode.support import (
@@ -198,6 +199,8 @@ class ExpressionMixin:
                 return name.lower()
             if path == "tf.newaxis" or path == "np.newaxis":
                 return None
+            if path in DATA_CONSTANTS:  # tf.data.AUTOTUNE, tf.data.INFINITE_CARDINALITY, ...
+                return DATA_CONSTANTS[path]
             if path in ("np.pi", "np.e", "np.inf", "np.nan"):
                 return getattr(math, name)
             return Module(path)

@@ -22,6 +22,7 @@ import contextlib
 
 from gradcli.runtime import limits
 from gradcli.runtime.errors import LimitError
+from gradcli.tfcode.dataset_iteration import iterable
 from gradcli.tfcode.support import MAX_RANGE, Refused, Stop, _describe, _is_python
 from gradcli.tfcode.values import Opaque, PyFunction, Tensor, Unknown, Variable
 
@@ -38,16 +39,31 @@ class LoopMixin:
     """for and while statements (see the module docstring)."""
 
     def for_(self, stmt: ast.For, scope) -> None:
-        items = self.iterate(self.expr(stmt.iter, scope), stmt.iter)
-        with self.loop_bound(stmt):
-            for item in items:
-                self.assign(stmt.target, item, scope)
-                try:
-                    self.block(stmt.body, scope)
-                except LoopBreak:
-                    return
-                except LoopContinue:
-                    continue
+        value = self.expr(stmt.iter, scope)
+        traced = False
+        if iterable(value):  # a dataset: lazy, endless only where the loop can break
+            items = value.tf_iterate(self, stmt.iter, endless_ok=_breaks(stmt.body))
+            # inside @tf.function AutoGraph traces a loop over a dataset once: the gradient
+            # calls of its later iterations run that graph, they are not listed again
+            traced = bool(self.tracing)
+        else:
+            items = self.iterate(value, stmt.iter)
+        silenced = 0
+        try:
+            with self.loop_bound(stmt):
+                for k, item in enumerate(items):
+                    if traced and k == 1:
+                        self.silent += 1
+                        silenced = 1
+                    self.assign(stmt.target, item, scope)
+                    try:
+                        self.block(stmt.body, scope)
+                    except LoopBreak:
+                        return
+                    except LoopContinue:
+                        continue
+        finally:
+            self.silent -= silenced
         self.block(stmt.orelse, scope)
 
     def while_(self, stmt: ast.While, scope) -> None:
@@ -108,6 +124,8 @@ class LoopMixin:
     def iterate(self, value, node) -> list:
         if isinstance(value, (list, tuple)):
             return list(value)
+        if iterable(value):  # a dataset (comprehensions, sum(), unpacking)
+            return list(value.tf_iterate(self, node))
         if isinstance(value, range):
             if len(value) > MAX_RANGE:
                 self.refuse(node, f"a loop of {len(value):,} iterations (at most {MAX_RANGE:,})")
@@ -131,6 +149,22 @@ class LoopMixin:
                 self.refuse(node, f"a loop of {shape[0]:,} iterations (at most {MAX_RANGE:,})")
             return [self.subscript(node, value, k) for k in range(shape[0])]
         self.refuse(node, f"iterating over {_describe(value)}")
+
+
+def _breaks(body) -> bool:
+    """True if a break (or a return) can leave this loop (a break of a loop inside it cannot)."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Return)):
+            return True
+        if isinstance(node, (ast.For, ast.While)):
+            stack.extend(node.orelse)  # a break in its else leaves the outer loop
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def while_loop(it, args, kwargs, node):

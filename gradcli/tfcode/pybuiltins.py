@@ -8,6 +8,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode.dataset_iteration import iter_builtin, iterable, lazy_builtin, next_builtin
 from gradcli.tfcode.values import Tensor, Unknown, Variable
 
 if TYPE_CHECKING:  # annotations only: interpret.py imports this module
@@ -34,6 +35,8 @@ def _python_number(kind):
 
 def _builtin(fn):
     def make(it: Interpreter, args, kwargs, node):
+        if fn in (list, tuple) and args and iterable(args[0]):  # a dataset's elements
+            return fn(args[0].tf_iterate(it, node))
         if any(isinstance(a, (Tensor, Variable, Unknown)) for a in args):
             it.refuse(node, f"{fn.__name__}() of a tensor")
         try:
@@ -61,6 +64,8 @@ def _len(it: Interpreter, args, kwargs, node):
     if isinstance(v, (Tensor, Variable)):
         shape = it.g[it.tensor_id(v, read=False)].shape
         return shape[0]
+    if hasattr(v, "tf_len"):  # a dataset
+        return v.tf_len(it, node)
     return _builtin(len)(it, args, kwargs, node)
 
 
@@ -72,6 +77,17 @@ def _sum(it: Interpreter, args, kwargs, node):
     for item in it.iterate(args[0], node):
         total = it.binop(ast.Add(), total, item, node)
     return total
+
+
+def _lazy(name: str):
+    """zip and enumerate: lists, or lazy over a dataset (a loop over it may break)."""
+
+    def make(it: Interpreter, args, kwargs, node):
+        if any(iterable(a) for a in args):
+            return lazy_builtin(it, name, args, kwargs, node)
+        return list(zip(*args)) if name == "zip" else list(enumerate(*args, **kwargs))
+
+    return make
 
 
 PYTHON_BUILTINS = {
@@ -87,7 +103,9 @@ PYTHON_BUILTINS = {
     "builtins.tuple": _builtin(tuple),
     "builtins.str": _builtin(str),
     "builtins.bool": _builtin(bool),
-    "builtins.zip": lambda it, a, k, n: list(zip(*a)),
-    "builtins.enumerate": lambda it, a, k, n: list(enumerate(*a)),
+    "builtins.zip": _lazy("zip"),
+    "builtins.enumerate": _lazy("enumerate"),
+    "builtins.iter": iter_builtin,
+    "builtins.next": next_builtin,
 }
 BUILTINS = {"print", "super", *(name.split(".", 1)[1] for name in PYTHON_BUILTINS)}

@@ -78,6 +78,9 @@ READ = [
     "keras_bidirectional_merge_modes", "keras_time_distributed", "keras_add_loss_only",
     "keras_bidirectional_text_model", "keras_add_loss_activity", "keras_mask_lambda",
     "keras_mask_initial_state",
+    "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
+    "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
+    "data_keras_training_loop", "data_from_variables",
 ]  # fmt: skip
 # TensorFlow itself raises before any gradient call: gradcli stops at that line with its error
 RAISES_FIRST = {
@@ -86,6 +89,7 @@ RAISES_FIRST = {
     "tf1_optimizer_tensor_loss": "compute_gradients should be a function",
     "keras_embedding_out_of_range": "Embedding.call()",
     "keras_add_metric": "Tracked.call()",
+    "data_map_numpy": "Cannot convert a symbolic tf.Tensor",
 }
 # refused for now, with the construct the error must name
 REFUSED: dict = {}

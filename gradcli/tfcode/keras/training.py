@@ -31,6 +31,7 @@ import numpy as np
 
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
+from gradcli.tfcode.dataset_iteration import fit_batch, is_dataset
 from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, _to_dtype
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute, instantiate
@@ -127,6 +128,9 @@ def _rows(it: Interpreter, value, count, node):
 def fit(it: Interpreter, obj: Instance, args, kwargs, node):
     """model.fit(x, y, batch_size=None, epochs=1, shuffle=True, ...): the first train step."""
     bound = _bind(it, FIT_PARAMS, args, kwargs, node, "model.fit")
+    if is_dataset(bound.get("x")):  # the dataset's first element is the first batch
+        batch = fit_batch(it, bound, node)
+        return None if batch is None else train_step(it, obj, *batch, node, [])
     for k in ("class_weight", "sample_weight", "validation_data"):
         if bound.get(k) is not None:
             it.refuse(node, f"model.fit(..., {k}=...)")
