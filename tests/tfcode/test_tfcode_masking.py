@@ -325,3 +325,47 @@ def test_wrappers_built_directly_name_their_weights_in_their_scope():
         "time_distributed/dense/kernel",
         "time_distributed/dense/bias",
     ]
+
+
+def test_rnn_cells_are_named_as_keras():
+    # Keras printed these (cells auto-named; the LSTMCell's seed generator in variables)
+    it = interpret_tf(
+        """
+        import tensorflow as tf
+
+        x = tf.ones((1, 3, 2))
+        r = tf.keras.layers.RNN(tf.keras.layers.LSTMCell(2))
+        y = r(x)
+        c = tf.keras.layers.GRUCell(3)
+        r3 = tf.keras.layers.RNN(tf.keras.layers.SimpleRNNCell(2), go_backwards=True,
+                                 return_state=True)
+        out = r3(x)
+        """
+    )
+    assert [v.path for v in value(it, "r.variables")] == [
+        "rnn/lstm_cell/kernel",
+        "rnn/lstm_cell/recurrent_kernel",
+        "rnn/lstm_cell/bias",
+        "seed_generator/seed_generator_state",
+    ]
+    assert value(it, "c.name") == "gru_cell"
+    assert len(value(it, "out")) == 2
+    assert value(it, "r3.weights")[0].path == "rnn_1/simple_rnn_cell/kernel"
+
+
+def test_a_cell_without_state_size_is_keras_s_value_error():
+    source = textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        class Cell(tf.keras.layers.Layer):
+            def call(self, inputs, states):
+                return inputs, states
+
+        r = tf.keras.layers.RNN(Cell())
+        """
+    )
+    with pytest.raises(GradcliError) as exc:
+        read_program(source.encode(), "m.py")
+    assert "ValueError: The RNN cell should have a `state_size` attribute" in exc.value.message
+    assert exc.value.pos.line == 8

@@ -77,7 +77,7 @@ READ = [
     "keras_add_loss_layer", "keras_add_loss_fit", "keras_bidirectional_lstm",
     "keras_bidirectional_merge_modes", "keras_time_distributed", "keras_add_loss_only",
     "keras_bidirectional_text_model", "keras_add_loss_activity", "keras_mask_lambda",
-    "keras_mask_initial_state",
+    "keras_mask_initial_state", "keras_rnn_cells",
     "data_slices_loop", "data_python_floats", "data_numpy_in_loop", "data_shuffle_fit",
     "data_fit_repeat", "data_iterators", "data_tf_function_step", "data_repeat_break",
     "data_keras_training_loop", "data_from_variables",
@@ -103,7 +103,8 @@ RELATIVE.update(dict.fromkeys(("keras_layernorm", "keras_simple_rnn", "keras_gru
                                "keras_rnn_second_order", "keras_mask_embedding_rnn",
                                "keras_mask_fit", "keras_mask_lstm_fit", "keras_mask_custom_layer",
                                "keras_bidirectional_lstm", "keras_bidirectional_merge_modes",
-                               "keras_mask_lambda", "keras_mask_initial_state"),
+                               "keras_mask_lambda", "keras_mask_initial_state",
+                               "keras_rnn_cells"),
                               5e-5))  # fmt: skip
 # the reader does not give the expected cause yet: (case, call, source) -> what is missing
 KNOWN_GAPS: dict = {}

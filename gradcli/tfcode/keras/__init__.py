@@ -42,6 +42,7 @@ from gradcli.tfcode.keras.protocol import (
     super_,
 )
 from gradcli.tfcode.keras.recurrent import CLASSES as RECURRENT_CLASSES
+from gradcli.tfcode.keras.rnn_cells import CLASSES as RNN_CELL_CLASSES
 from gradcli.tfcode.keras.wrappers import CLASSES as WRAPPER_CLASSES
 from gradcli.tfcode.values import Module, Opaque, PyFunction
 
@@ -62,7 +63,7 @@ CLASSES = {
     **{f"optimizers.{n}": c for n, c in OPTIMIZERS.items()},
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
-    **NORMALIZATION_CLASSES, **RECURRENT_CLASSES, **WRAPPER_CLASSES,
+    **NORMALIZATION_CLASSES, **RECURRENT_CLASSES, **WRAPPER_CLASSES, **RNN_CELL_CLASSES,
 }  # fmt: skip
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 

@@ -36,11 +36,12 @@ if TYPE_CHECKING:  # annotations only
 
 # Keras classes whose supports_masking is True (Embedding: mask_zero)
 SUPPORTS = {"Dense", "Dropout", "Activation", "LayerNormalization", "BatchNormalization",
-            "Masking", "GlobalAveragePooling1D", "SimpleRNN", "GRU", "LSTM", "Add", "Subtract",
+            "Masking", "GlobalAveragePooling1D", "SimpleRNN", "GRU", "LSTM", "RNN", "Add",
+            "Subtract",
             "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "TimeDistributed",
             "Bidirectional"}  # fmt: skip
 # Keras classes whose call takes mask= (filled in from the input's mask)
-TAKES_MASK = {"SimpleRNN", "GRU", "LSTM", "GlobalAveragePooling1D", "BatchNormalization",
+TAKES_MASK = {"SimpleRNN", "GRU", "LSTM", "RNN", "GlobalAveragePooling1D", "BatchNormalization",
               "TimeDistributed", "Bidirectional", "Lambda"}  # fmt: skip
 MERGES = {"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate"}
 
@@ -177,12 +178,10 @@ def compute_mask(it: Interpreter, obj: Instance, args, kwargs, node):
         return _op(it, "not_equal", inputs, 0, node=node)
     if name == "Masking":
         return any_not_equal(it, inputs, obj.data["mask_value"], False, node)
-    if name in ("SimpleRNN", "GRU", "LSTM"):
+    if name in ("SimpleRNN", "GRU", "LSTM", "RNN"):
         mask = _flatten([mask])[0] if isinstance(mask, (list, tuple)) else mask
         out = mask if obj.data.get("return_sequences") else None
-        if obj.data.get("return_state"):
-            return [out] + [None] * (2 if name == "LSTM" else 1)
-        return out
+        return [out, None, None, None] if obj.data.get("return_state") else out  # states: none
     if name == "GlobalAveragePooling1D":
         return None
     if name == "Lambda":  # Lambda(mask=): a function of (inputs, mask), or the mask itself
