@@ -369,3 +369,27 @@ def test_a_cell_without_state_size_is_keras_s_value_error():
         read_program(source.encode(), "m.py")
     assert "ValueError: The RNN cell should have a `state_size` attribute" in exc.value.message
     assert exc.value.pos.line == 8
+
+
+def test_bidirectional_of_an_rnn_of_a_keras_cell():
+    # Keras printed these paths (the clones' cells keep the name lstm_cell)
+    it = interpret_tf(
+        """
+        import tensorflow as tf
+
+        cell = tf.keras.layers.LSTMCell(2)
+        b = tf.keras.layers.Bidirectional(tf.keras.layers.RNN(cell, return_sequences=True))
+        y = b(tf.ones((1, 3, 2)))
+        """
+    )
+    assert value(it, "y.shape") == (1, 3, 4)
+    assert [v.path for v in value(it, "b.variables")] == [
+        "bidirectional/forward_rnn/lstm_cell/kernel",
+        "bidirectional/forward_rnn/lstm_cell/recurrent_kernel",
+        "bidirectional/forward_rnn/lstm_cell/bias",
+        "seed_generator_1/seed_generator_state",
+        "bidirectional/backward_rnn/lstm_cell/kernel",
+        "bidirectional/backward_rnn/lstm_cell/recurrent_kernel",
+        "bidirectional/backward_rnn/lstm_cell/bias",
+        "seed_generator_2/seed_generator_state",
+    ]

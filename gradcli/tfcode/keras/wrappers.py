@@ -10,7 +10,8 @@ Keras 3.15.1 on TensorFlow 2.21 (verified in /work/tfref):
 - Bidirectional(layer, merge_mode='concat', backward_layer=None) clones the RNN layer from
   its config twice: `forward_<name>` and `backward_<name>` (go_backwards=True), fresh
   weights (`bidirectional/forward_lstm/lstm_cell/kernel` ...: forward's, then backward's),
-  each with a new seed generator; the layer given is never built. Both get
+  each with a new seed generator; the layer given is never built (an RNN of a Keras
+  cell too: `bidirectional/forward_rnn/lstm_cell/kernel`). Both get
   zero_output_for_mask = return_sequences. The backward sequence output is reversed along
   time before the merge: 'concat' (last axis), 'sum', 'mul', 'ave' ((y + y_rev) / 2) or
   None (the pair); return_state appends the forward states, then the backward ones;
@@ -179,7 +180,8 @@ def _bidi_init(it: Interpreter, obj: Instance, args, kwargs, node):
     if bound.get("weights") is not None:
         it.refuse(node, "Bidirectional(..., weights=...)", "call set_weights after building")
     for v in (layer, backward):
-        if v is not None and (v.cls.user or v.cls.name not in RNNS):
+        keras_cell = v is not None and v.cls.name == "RNN" and "kind" in v.attrs["cell"].data
+        if v is not None and (v.cls.user or (v.cls.name not in RNNS and not keras_cell)):
             it.refuse(node, f"Bidirectional of a {v.cls.name}", "give SimpleRNN, GRU or LSTM")
     layer_init(it, obj, [], rest, node)
     forward = _clone_rnn(
