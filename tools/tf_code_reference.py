@@ -11,7 +11,8 @@ Every snippet runs unmodified (its own file compiled under its real filename, so
 are the file's), in a fresh subprocess (TF1 graph mode is process-global), with TensorFlow
 instrumented: tf.GradientTape.gradient / .jacobian / .batch_jacobian record each call (inside
 keras.Model.fit / train_on_batch, the first train step's tape.gradient is one "fit" call at
-the fit line, its values captured from the traced step by a tf.numpy_function; a TF1
+the fit line, its values captured from the traced step by a tf.numpy_function, also for a
+later fit that reuses the traced step without a tape.gradient call of its own; a TF1
 optimizer's eager minimize / compute_gradients likewise, at their line), and
 tf.gradients / tf.compat.v1.gradients plus tf.compat.v1.Session.run record each session run
 that fetches gradient tensors. A call's record has the snippet line that made it, its kind,
@@ -159,9 +160,13 @@ def run_one(path: Path, values: str) -> dict:
         """The first train step's tape.gradient inside model.fit/train_on_batch: one "fit"
         call at the fit line; under tf.function its gradients are symbolic, so their values
         are captured by a tf.numpy_function that runs with the traced step."""
+        again = fit["done"]  # tf.function traces train_step again (Adam makes variables)
         fit["done"] = True
-        rec = {"kind": fit["kind"], "line": fit["line"], "unconnected": "none"}
-        calls.append(rec)
+        rec = fit.setdefault(
+            "rec", {"kind": fit["kind"], "line": fit["line"], "unconnected": "none"}
+        )
+        if not again:
+            calls.append(rec)
         depth[0] += 1
         try:
             result = orig(self, *args, **kwargs)
@@ -171,31 +176,50 @@ def run_one(path: Path, values: str) -> dict:
         finally:
             depth[0] -= 1
         flat = tf.nest.flatten(result)
-        rec["structure"] = skeleton(result, [0])
-        rec["result"] = [None if t is None else encode(t) for t in flat]
+        if not again:
+            rec["structure"] = skeleton(result, [0])
+            rec["result"] = [None if t is None else encode(t) for t in flat]
         live = [k for k, t in enumerate(flat) if t is not None]
         if live and any(not hasattr(flat[k], "numpy") for k in live):
+            model = fit["model"]
+            traced[id(model)] = {"structure": rec["structure"], "result": list(rec["result"])}
 
             def capture(*values):
-                if not fit["captured"]:  # the first executed step only
-                    fit["captured"] = True
+                current = running[0]  # the fit call running this traced step now
+                if current is not None and not current["captured"]:  # its first step only
+                    current["captured"] = True
+                    target = current["rec"]["result"]
                     for k, v in zip(live, values):
-                        rec["result"][k] = encode_array(np.asarray(v), flat[k].dtype.name)
+                        target[k] = encode_array(np.asarray(v), flat[k].dtype.name)
                 return np.int32(0)
 
             tf.numpy_function(capture, [flat[k] for k in live], tf.int32, stateful=True)
         return result
 
     fits: list[dict] = []  # model.fit/train_on_batch calls under way
+    # a model's traced train step (Keras reuses it in later fit/train_on_batch calls, which
+    # then make no tape.gradient call): its structure, for the later calls' records
+    traced: dict[int, dict] = {}
+    running: list = [None]
 
     def wrap_fit(orig, kind="fit"):
         def fit(self, *args, **kwargs):
             line = snippet_line(sys._getframe(1))
             if line is None or fits:
                 return orig(self, *args, **kwargs)
-            fits.append({"kind": kind, "line": line, "done": False, "captured": False})
+            fits.append({"kind": kind, "line": line, "done": False, "captured": False,
+                         "model": self})  # fmt: skip
+            template = traced.get(id(self))
+            if template is not None:  # the traced step may be reused: record it again
+                fits[-1]["rec"] = {"kind": kind, "line": line, "unconnected": "none",
+                                   "structure": template["structure"],
+                                   "result": list(template["result"])}  # fmt: skip
+            running[0] = fits[-1]
             try:
-                return orig(self, *args, **kwargs)
+                out = orig(self, *args, **kwargs)
+                if not fits[-1]["done"] and fits[-1]["captured"]:  # the reused traced step
+                    calls.append(fits[-1]["rec"])
+                return out
             except Exception as e:  # raised before the step's gradient (tracing the loss)
                 if not fits[-1]["done"] and kind == "fit":
                     count = len(self.trainable_variables)
@@ -205,6 +229,7 @@ def run_one(path: Path, values: str) -> dict:
                 raise
             finally:
                 fits.pop()
+                running[0] = None
 
         fit.__wrapped__ = orig
         return fit
@@ -222,7 +247,7 @@ def run_one(path: Path, values: str) -> dict:
             if depth[0]:
                 return orig(self, *args, **kwargs)
             if fits and name == "gradient":
-                if fits[-1]["done"]:
+                if fits[-1]["captured"]:
                     return orig(self, *args, **kwargs)
                 return record_fit(fits[-1], orig, self, args, kwargs)
             line = snippet_line(sys._getframe(1))

@@ -431,6 +431,9 @@ LEAVE_FIX = {
     "np.array": "use the tensor itself, or tf.constant outside the tape",
     "numpy_function": "use TensorFlow ops in the function (tf.py_function differentiates "
     "them), or give it a gradient with @tf.custom_gradient",
+    "predict": "call the model itself under the tape, model(x, training=False), to keep the "
+    "gradient",
+    "evaluate": "compute the loss with TensorFlow ops under the tape: loss_fn(y, model(x))",
 }
 for _n in api.NP:
     LEAVE_FIX[_n] = f"use tf.{_n[3:]}" if f"tf.{_n[3:]}" in api.TF else "use the tf.* equivalent"

@@ -92,7 +92,8 @@ def next_builtin(it, args, kwargs, node):
 # --- model.fit(dataset) (keras/training.py's hook) ------------------------------------------------
 def fit_batch(it, bound: dict, node):
     """model.fit(ds, epochs=, steps_per_epoch=, validation_data=): the first element of the
-    dataset is the first train step's (x, y) as Keras 3 unpacks it; None when no step runs."""
+    dataset is the first train step's (x, y[, sample_weight]) as Keras 3 unpacks it; None
+    when no step runs."""
     ds = bound["x"]
     pos = it.pos(node)
     if bound.get("y") is not None:
@@ -131,11 +132,9 @@ def fit_batch(it, bound: dict, node):
     element = first_element(it, ds, node)
     if element is None:  # Keras warns that the input ran out of data: no step, no call
         return None
-    if isinstance(element, tuple) and len(element) == 3:
-        it.refuse(node, "model.fit on a dataset of (x, y, sample_weight)")
     if not isinstance(element, tuple) or len(element) == 1:
         raise Raises("ValueError", "None values not supported.", pos, "the dataset has no y")
-    if len(element) != 2:
+    if len(element) not in (2, 3):
         it.refuse(node, f"model.fit on a dataset of {len(element)}-tuples")
     if not all(isinstance(v, Tensor) for v in element):
         it.refuse(node, "model.fit on a dataset whose x or y is a tuple or dict")

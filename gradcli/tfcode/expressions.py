@@ -244,7 +244,8 @@ class ExpressionMixin:
         self.refuse(node, f"the attribute .{name} of {_describe(obj)}")
 
     def subscript(self, node, value, key):
-        opaque = first_opaque([value, key])
+        # a container holding opaque values gives each item as it is (History's lists)
+        opaque = value if isinstance(value, Opaque) else first_opaque([key])
         if opaque is not None:
             return opaque
         if isinstance(value, Unknown) or isinstance(key, Unknown):
@@ -336,7 +337,12 @@ class ExpressionMixin:
         if isinstance(op, (ast.Is, ast.IsNot)):
             same = left is right or (left is None and right is None)
             return same if isinstance(op, ast.Is) else not same
-        opaque = first_opaque([left, right])
+        keys = (
+            list(right)
+            if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, dict)
+            else right
+        )
+        opaque = first_opaque([left, keys])  # `in` a dict reads only its keys
         if opaque is not None:
             return opaque
         if isinstance(left, Unknown) or isinstance(right, Unknown):

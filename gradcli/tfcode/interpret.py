@@ -333,8 +333,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         if isinstance(func, Unknown):
             raise Refused()
         opaque = first_opaque([*args, *kwargs.values()])
-        if opaque is not None and isinstance(func, Module):  # a function of an opaque value
-            return opaque
+        if opaque is not None and isinstance(func, Module) and not _structural(func, args):
+            return opaque  # a function of an opaque value
         if isinstance(func, PyFunction):
             return self.call_function(func, args, kwargs, node)
         if isinstance(func, Method):
@@ -428,3 +428,15 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
 
 
 __all__ = ["SUFFIX", "Interpreter", "Refused", "Stop"]
+
+
+def _structural(func: Module, args: list) -> bool:
+    """len() of a container, or list() of a dict's keys: known even when the
+    container holds opaque values (Keras's History)."""
+    if len(args) != 1:
+        return False
+    if func.path == "builtins.len":
+        return isinstance(args[0], (list, tuple, dict))
+    if func.path in ("builtins.list", "builtins.tuple"):
+        return isinstance(args[0], dict) and first_opaque(list(args[0])) is None
+    return False

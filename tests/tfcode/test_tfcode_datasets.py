@@ -457,3 +457,23 @@ def test_map_takes_bound_methods_and_layers():
         "v = next(iter(tf.data.Dataset.from_tensor_slices([[1.0, 2.0]]).batch(1).map(layer)))\n"
     )
     assert value(it, "x") == [2.0, 4.0] and value(it, "y") == 3.0 and value(it, "v") == [[3.0]]
+
+
+def test_a_dataset_of_x_y_sample_weight_weighs_the_first_batch_as_fit_with_arrays():
+    """Keras 3 unpacks a 3-tuple element as (x, y, sample_weight): the first step's gradient
+    is fit's on the same first batch with sample_weight= (TensorFlow-checked in
+    keras_fit_sample_weight)."""
+    base = (
+        "x = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9], [1.0, 1.1, 1.2]])\n"
+        "y = np.ones((4, 1))\n"
+        "sw = np.array([1.0, 3.0, 0.5, 2.0])\n"
+        "model = tf.keras.Sequential([tf.keras.Input(shape=(3,)),"
+        " tf.keras.layers.Dense(1, kernel_initializer='ones')])\n"
+        "model.compile(optimizer='sgd', loss='mse')\n"
+    )
+    via_dataset = grads(
+        base + "model.fit(tf.data.Dataset.from_tensor_slices((x, y, sw)).batch(2))\n"
+    )
+    via_arrays = grads(base + "model.fit(x, y, sample_weight=sw, batch_size=2, shuffle=False)\n")
+    unweighted = grads(base + "model.fit(x, y, batch_size=2, shuffle=False)\n")
+    assert via_dataset[0].tolist() == via_arrays[0].tolist() != unweighted[0].tolist()

@@ -190,8 +190,11 @@ REFUSED = [
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.compile(loss='huber')",
      "compile(loss='huber')", 3),
     ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.compile(loss='mse')\n"
-     "m.fit(1, 2, sample_weight=[1])", "model.fit(..., sample_weight=...)", 4),
-    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.predict(1)", "model.predict", 3),
+     "m.fit([[1.0]], [[2.0]], callbacks=[print])", "a callback that is", 4),
+    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.predict(1)",
+     "Keras training data that is a scalar", 3),
+    ("m = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nm.compile(loss='mse')\n"
+     "m.fit([[1.0]], [[2.0]], class_weight=[1])", "class_weight=a list", 4),
     ("d = tf.keras.layers.Dense(1)\ny = d(tf.ones((4,)))", "rank-1", 3),
     ("d = tf.keras.layers.Dense(1, kernel_constraint='non_neg')", "kernel_constraint", 2),
     ("class A(tf.keras.layers.SeparableConv2D):\n    pass",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras import regularizers as _regularizers
+from gradcli.tfcode.keras.callbacks import CALLBACKS, METRICS
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
 from gradcli.tfcode.keras.functional import keras_input
@@ -64,6 +65,8 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES, **WRAPPER_CLASSES, **RNN_CELL_CLASSES,
+    **{f"callbacks.{n}": c for n, c in CALLBACKS.items()},
+    **{f"metrics.{n}": c for n, c in METRICS.items()},
 }  # fmt: skip
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 

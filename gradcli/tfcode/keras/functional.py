@@ -182,6 +182,9 @@ def _functional_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if any(is_symbolic(v) for v in _flatten([x])):
         return symbolic_call(it, obj, [x], {}, node)
     inputs = _flatten([obj.data["inputs"]])
+    names = [kt.data["node"].layer.layer.name for kt in inputs]
+    if isinstance(x, dict) and not isinstance(obj.data["inputs"], dict) and set(x) == set(names):
+        x = [x[k] for k in names]  # a dict keyed by the Input layers' names
     given = _flatten([x])
     if len(given) != len(inputs):
         it.refuse(node, f"a model of {len(inputs)} inputs called on {len(given)}")

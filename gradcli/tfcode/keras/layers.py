@@ -26,6 +26,7 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras import initializers, masking, regularizers, training
+from gradcli.tfcode.keras.inference import MODEL_METHODS
 from gradcli.tfcode.keras.objects import (
     Builtin,
     Class,
@@ -343,13 +344,6 @@ def _model_init(it: Interpreter, obj: Instance, args, kwargs, node):
     return layer_init(it, obj, args, kwargs, node)
 
 
-def _not_read(what: str):
-    def refuse(it, obj, args, kwargs, node):
-        it.refuse(node, f"{what} (training APIs are not read yet)")
-
-    return Builtin(refuse)
-
-
 MODEL = Class(
     "Model",
     (LAYER,),
@@ -359,8 +353,7 @@ MODEL = Class(
         "compile": Builtin(training.compile_),
         "fit": Builtin(training.fit),
         "train_on_batch": Builtin(training.train_on_batch),
-        "predict": _not_read("model.predict"),
-        "evaluate": _not_read("model.evaluate"),
+        **MODEL_METHODS,
     },
 )
 

@@ -187,6 +187,8 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
 
     if any(is_symbolic(v) for v in _flatten([args, kwargs])):
         return symbolic_call(it, obj, args, kwargs, node)  # the functional API
+    if obj.data.get("loaded") is not None:  # weights from model.load_weights: opaque
+        return obj.data["loaded"]
     lay = obj.layer
     # inputs become tensors; floats are cast to the layer's dtype unless the layer sets
     # autocast = False (LayerNormalization)

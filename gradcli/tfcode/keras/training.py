@@ -27,8 +27,6 @@ import ast
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.dataset_iteration import fit_batch, is_dataset
@@ -36,7 +34,7 @@ from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, _to_dtype
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute, instantiate
 from gradcli.tfcode.support import Raises, Stop, _describe
-from gradcli.tfcode.values import Module, PyFunction, Tape, Tensor, Variable
+from gradcli.tfcode.values import Module, PyFunction, Tape, Tensor
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -97,80 +95,297 @@ def _loss_object(it: Interpreter, loss, node) -> Instance:
     it.refuse(node, f"compile(loss={_describe(loss)})", "give one loss (a string, object or def)")
 
 
+OPTIMIZER_STRINGS = {"sgd": "SGD", "adam": "Adam", "adamw": "AdamW", "rmsprop": "RMSprop",
+                     "adagrad": "Adagrad", "adadelta": "Adadelta", "adamax": "Adamax",
+                     "nadam": "Nadam", "ftrl": "Ftrl", "lion": "Lion",
+                     "adafactor": "Adafactor"}  # fmt: skip
+
+
+def _optimizer(it: Interpreter, value, node):
+    """compile's optimizer=: a name (Keras makes the optimizer) or an optimizer object."""
+    from gradcli.tfcode.keras.library import OPTIMIZERS
+
+    if isinstance(value, str):
+        name = OPTIMIZER_STRINGS.get(value.lower())
+        if name is None:
+            it.refuse(node, f"compile(optimizer={value!r})")
+        return instantiate(it, OPTIMIZERS[name], [], {}, node)
+    if isinstance(value, Instance) and value.cls.family() == "optimizer":
+        return value
+    it.refuse(node, f"compile(optimizer={_describe(value)})", "give a Keras optimizer")
+
+
+def _loss_spec(it: Interpreter, loss, node):
+    """compile's loss=: one loss, or a list/dict of them (None entries kept) per output."""
+    if loss is None:
+        return None
+    if isinstance(loss, (list, tuple)):
+        return [None if v is None else _loss_object(it, v, node) for v in loss]
+    if isinstance(loss, dict):
+        return {k: None if v is None else _loss_object(it, v, node) for k, v in loss.items()}
+    return _loss_object(it, loss, node)
+
+
+def _check_weights(it: Interpreter, weights, node):
+    """compile's loss_weights=: Keras's CompileLoss takes a float, a list or a dict."""
+    if weights and not isinstance(weights, (list, tuple, dict, float)):
+        raise Raises(
+            "ValueError",
+            "Expected `loss_weights` argument to be a float (single output case) or a list, "
+            "tuple, or dict (multiple output case). Received instead: "
+            f"loss_weights={weights!r} of type {_python_type(weights)}",
+            it.pos(node),
+        )
+    items = weights.values() if isinstance(weights, dict) else weights
+    items = items if isinstance(weights, (list, tuple, dict)) else [weights]
+    for w in items:
+        if w is not None and (not isinstance(w, (int, float)) or isinstance(w, bool)):
+            it.refuse(node, f"compile(loss_weights=...) with {_describe(w)}", "give numbers")
+
+
+def _python_type(value) -> str:
+    return {int: "<class 'int'>", bool: "<class 'bool'>", str: "<class 'str'>"}.get(
+        type(value), "<class 'object'>"
+    )
+
+
 def compile_(it: Interpreter, obj: Instance, args, kwargs, node):
-    """model.compile(optimizer, loss=, loss_weights=, metrics=, run_eagerly=, ...)."""
+    """model.compile(optimizer='rmsprop', loss=, loss_weights=, metrics=, run_eagerly=, ...)."""
     bound = _bind(it, COMPILE_PARAMS, args, kwargs, node, "model.compile")
-    loss = bound.get("loss")
+    loss = _loss_spec(it, bound.get("loss"), node)
     weight = bound.get("loss_weights")
-    if isinstance(weight, (list, tuple)) and len(weight) == 1:
-        weight = weight[0]
-    if weight is not None and not isinstance(weight, (int, float)):
-        it.refuse(node, f"compile(loss_weights={_describe(weight)})", "give one number")
+    if loss is not None:
+        _check_weights(it, weight, node)
     obj.data["compiled"] = {
-        "loss": None if loss is None else _loss_object(it, loss, node),
+        "loss": loss,
         "weight": weight,
         "eager": bound.get("run_eagerly") is True,
+        "optimizer": _optimizer(it, bound.get("optimizer", "rmsprop"), node),
+        "metrics": bound.get("metrics"),
+        "weighted": bound.get("weighted_metrics"),
+        "built": False,
     }
     return None
 
 
-def _rows(it: Interpreter, value, count, node):
-    """The first `count` samples of fit's x or y (all of them for count None)."""
-    if isinstance(value, (Tensor, Variable)):
-        arr = it.value(it.tensor_id(value, read=False))
-    else:
-        arr = it.as_array(value, node)
-    if arr.ndim == 0:
-        it.refuse(node, "model.fit of a scalar", "give arrays with a batch dimension")
-    return it.leaf(np.array(arr[:count] if count is not None else arr), node), arr.shape[0]
-
-
 def fit(it: Interpreter, obj: Instance, args, kwargs, node):
-    """model.fit(x, y, batch_size=None, epochs=1, shuffle=True, ...): the first train step."""
+    """model.fit(x, y, batch_size=None, epochs=1, shuffle=True, ...): the first train step;
+    returns Keras's History (callbacks.py)."""
+    from gradcli.tfcode.keras import batches, callbacks
+
     bound = _bind(it, FIT_PARAMS, args, kwargs, node, "model.fit")
+    compiled = _compiled(it, obj, node)
+    cbs = callbacks.callback_list(it, bound.get("callbacks"), node)
+    validation = bound.get("validation_data")
     if is_dataset(bound.get("x")):  # the dataset's first element is the first batch
-        batch = fit_batch(it, bound, node)
-        return None if batch is None else train_step(it, obj, *batch, node, [])
-    for k in ("class_weight", "sample_weight", "validation_data"):
-        if bound.get(k) is not None:
-            it.refuse(node, f"model.fit(..., {k}=...)")
-    compiled = obj.data.get("compiled") or {}
-    if bound.get("y") is None and compiled.get("loss") is not None:
-        it.refuse(node, "model.fit without y (a dataset or generator)", "pass x and y arrays")
+        batch = _dataset_batch(it, bound, node)
+    else:
+        if validation is not None and not (
+            isinstance(validation, (list, tuple)) and len(validation) in (2, 3)
+        ):
+            it.refuse(node, f"validation_data={_describe(validation)}", "give (x_val, y_val)")
+        batch = batches.first_batch(it, bound, node, y_optional=compiled["loss"] is None)
     epochs, first = bound.get("epochs", 1), bound.get("initial_epoch", 0)
-    if isinstance(epochs, int) and isinstance(first, int) and epochs <= first:
-        return None  # Keras trains no step: no gradient call
-    size = bound.get("batch_size") or 32
-    x, n = _rows(it, bound.get("x"), size, node)
-    y = None if bound.get("y") is None else _rows(it, bound.get("y"), size, node)[0]
-    notes = []
-    if bound.get("shuffle", True) is not False and n > size:
+    validating = validation is not None or bool(bound.get("validation_split"))
+    last = epochs - 1 if isinstance(epochs, int) else 0
+    info = {
+        "epochs": epochs, "first": first, "verbose": bound.get("verbose", "auto"),
+        "steps": batch.steps, "validating": validating,
+        "freq": bound.get("validation_freq", 1),
+        "may_stop": callbacks.may_stop_before(cbs, first, last, validating),
+    }  # fmt: skip
+    given = next((cb for cb in cbs if cb.cls.name == "History" and not cb.cls.user), None)
+    if batch.size == 0 or (isinstance(epochs, int) and isinstance(first, int) and epochs <= first):
+        info["names"] = logged_names(it, obj, node)
+        return callbacks.make_history(it, obj, given, info, node)  # no step: no gradient call
+    notes = list(batch.notes)
+    if bound.get("shuffle", True) is not False and batch.samples > batch.size:
+        n, size = batch.samples, batch.size
         notes.append(
             f"fit shuffles the {n} samples (shuffle=True): Keras's first batch is {size} random "
             f"samples, gradcli's the first {size}; the gradients' values differ, their "
             "None-ness and causes do not"
         )
-    return train_step(it, obj, x, y, node, notes)
+    notes += trained_note(obj)
+    train_step(it, obj, batch.x, batch.y, node, notes, batch.sample_weight)
+    obj.data.setdefault("trained", node.lineno)
+    info["names"] = logged_names(it, obj, node)
+    return callbacks.make_history(it, obj, given, info, node)
+
+
+def _dataset_batch(it: Interpreter, bound: dict, node):
+    """fit's first batch from a tf.data dataset (its first element: (x, y) or (x, y,
+    sample_weight)); a Batch of size 0 when Keras trains no step."""
+    from gradcli.tfcode.keras.batches import Batch
+
+    element = fit_batch(it, bound, node)
+    steps = bound.get("steps_per_epoch") or 1
+    if element is None:
+        return Batch(None, None, None, samples=0, size=0, steps=0)
+    x, y, *rest = element
+    shape = it.g[x.id].shape
+    size = int(shape[0]) if shape else 1
+    return Batch(x, y, rest[0] if rest else None, samples=size, size=size, steps=steps)
 
 
 def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
-    """model.train_on_batch(x, y): one train step on the whole batch."""
+    """model.train_on_batch(x, y, sample_weight=, class_weight=, return_dict=): one train
+    step on the whole batch; returns the step's loss as Keras logs it (inference.py)."""
+    from gradcli.tfcode.keras import batches
+    from gradcli.tfcode.keras.inference import logs, trained_result
+
     bound = _bind(it, BATCH_PARAMS, args, kwargs, node, "model.train_on_batch")
-    for k in ("class_weight", "sample_weight"):
-        if bound.get(k) is not None:
-            it.refuse(node, f"model.train_on_batch(..., {k}=...)")
-    compiled = obj.data.get("compiled") or {}
-    if bound.get("y") is None and compiled.get("loss") is not None:
+    compiled = _compiled(it, obj, node)
+    if bound.get("y") is None and compiled["loss"] is not None:  # else: model.losses only
         it.refuse(node, "model.train_on_batch without y", "pass x and y arrays")
-    x, _ = _rows(it, bound.get("x"), None, node)
-    y = None if bound.get("y") is None else _rows(it, bound.get("y"), None, node)[0]
-    return train_step(it, obj, x, y, node, [])
+    sw = batches.sample_weights(
+        it, bound.get("y"), bound.get("sample_weight"), bound.get("class_weight"), node, True
+    )
+    data = (bound.get("x"), bound.get("y"), sw)
+    x, y, sw = (batches.rows(it, v, 0, None, node) for v in data)
+    trained = obj.data.get("trained")
+    loss = train_step(it, obj, x, y, node, trained_note(obj), sw)
+    obj.data.setdefault("trained", node.lineno)
+    if trained is not None:
+        return trained_result(obj, node)
+    n = batches.count(it, x, node)
+    return logs(it, obj, [(loss, n)], bound.get("return_dict", False), node)
 
 
-def _forward(it: Interpreter, obj: Instance, compiled: dict, x, y, node, traced: bool):
+def trained_note(obj: Instance) -> list[str]:
+    """The note of a train step after an earlier one updated the weights."""
+    line = obj.data.get("trained")
+    if line is None:
+        return []
+    return [
+        f"Keras trained the weights at line {line}: its gradient here is at the trained "
+        "weights, gradcli's at the initial ones (gradcli does not train): the values differ, "
+        "their None-ness and causes do not"
+    ]
+
+
+def _compiled(it: Interpreter, obj: Instance, node) -> dict:
+    compiled = obj.data.get("compiled")
+    if compiled is None:
+        raise Raises(
+            "ValueError",
+            "You must call `compile()` before using the model.",
+            it.pos(node),
+            "call model.compile(optimizer=..., loss=...) first",
+        )
+    return compiled
+
+
+def output_names(obj: Instance) -> list | None:
+    """Keras's model.output_names: the output layers' names of a functional model."""
+    from gradcli.tfcode.keras.functional import is_symbolic
+    from gradcli.tfcode.support import _flatten
+
+    if "outputs" in obj.data:
+        outs = [v for v in _flatten([obj.data["outputs"]]) if is_symbolic(v)]
+        return [v.data["node"].layer.layer.name for v in outs]
+    return None  # a Sequential or a subclassed model: Keras 3 has no output names
+
+
+def logged_names(it: Interpreter, obj: Instance, node) -> list | None:
+    """The names fit logs each epoch ('loss', each output's loss, each metric's)."""
+    from gradcli.tfcode.keras.callbacks import metric_names
+
+    compiled = obj.data["compiled"]
+    names = output_names(obj)
+    metrics = metric_names(it, compiled["metrics"], compiled["weighted"], names, node)
+    losses = compiled.get("output_losses", [])
+    if metrics is None or losses is None:
+        return None
+    return ["loss", *losses, *metrics]
+
+
+def _per_output(it: Interpreter, spec, names: list | None, n: int, what: str, node) -> list:
+    """A loss, weight, y or sample_weight given per output: a list in the outputs' order."""
+    if isinstance(spec, dict):
+        if names is None:  # Keras 3 iterates the model's output_names, None here
+            raise Raises("TypeError", "'NoneType' object is not iterable", it.pos(node))
+        if set(spec) != set(names):
+            found = list(spec)
+            raise Raises(
+                "ValueError",
+                f"Expected keys {names} in {what} dict, but found {what}.keys()={found}",
+                it.pos(node),
+            )
+        return [spec[k] for k in names]
+    if isinstance(spec, (list, tuple)):
+        if len(spec) != n:
+            it.refuse(node, f"{what} with {len(spec)} entries for a model of {n} outputs")
+        return list(spec)
+    return [spec] * n
+
+
+def compiled_loss(it: Interpreter, obj: Instance, compiled: dict, y, y_pred, sw, node):
+    """Keras's CompileLoss: each output's loss (sample-weighted, cast to float32, times its
+    loss weight), summed over the outputs."""
+    from gradcli.tfcode.keras.batches import _is_plain_array
+
+    names = output_names(obj)
+    outputs = y_pred if isinstance(y_pred, (list, tuple)) else [y_pred]
+    if isinstance(y_pred, dict) or len(outputs) == 0:
+        it.refuse(node, "a model returning a dict (or nothing) in a compiled loss")
+    n = len(outputs)
+    if n > 1 and names is not None and len(names) != n:
+        names = None
+    single = n == 1
+    losses = _per_output(it, compiled["loss"], names, n, "loss", node)
+    weights = _per_output(it, compiled["weight"], names, n, "loss_weights", node)
+    if single:
+        ys = [y]
+    elif isinstance(y, dict) or (isinstance(y, (list, tuple)) and not _is_plain_array(y)):
+        ys = _per_output(it, y, names, n, "y", node)
+    else:
+        it.refuse(node, f"one y array for a model of {n} outputs", "give a list or dict")
+    sws = [sw] * n if sw is None or not isinstance(sw, (list, tuple, dict)) else (
+        _per_output(it, sw, names, n, "sample_weight", node))  # fmt: skip
+    total, parts = None, []
+    for k, (loss_fn, w, y_t, y_p, s) in enumerate(zip(losses, weights, ys, outputs, sws)):
+        if loss_fn is None:
+            continue
+        kwargs = {} if s is None else {"sample_weight": s}
+        value = call_object(it, loss_fn, [y_t, y_p], kwargs, node)
+        value = _to_dtype(it, value, "float32", node)
+        parts.append((names[k] if names else None, value))
+        if w is not None:
+            value = it.op_call("mul", [value, float(w)], {}, node)
+        total = value if total is None else it.op_call("add", [total, value], {}, node)
+    if not single and len(parts) > 1:  # unnamed outputs: Keras's names not read (None)
+        compiled["output_losses"] = [f"{k}_loss" for k, _ in parts] if names else None
+    return total
+
+
+def step_loss(it: Interpreter, obj: Instance, compiled: dict, x, y, sw, node, training: bool):
+    """Keras's compute_loss on one batch: the forward pass, the compiled loss, plus
+    `model.losses` (regularizers, add_loss) as ops.sum([compiled, *losses])."""
+    y_pred = call_object(it, obj, [x], {"training": training}, node)
+    loss = None
+    if compiled["loss"] is not None:
+        loss = compiled_loss(it, obj, compiled, y, y_pred, sw, node)
+    compiled["built"] = True
+    extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
+    extra = list(extra) if isinstance(extra, list) else []
+    parts = ([] if loss is None else [loss]) + [_to_dtype(it, v, "float32", node) for v in extra]
+    if not parts:
+        raise Raises(
+            "ValueError", "No loss to compute. Provide a `loss` argument in `compile()`.",
+            it.pos(node),
+        )  # fmt: skip
+    if len(parts) == 1:
+        return parts[0]
+    stacked = it.call_api("tf.stack", [parts], {}, node, None)
+    return it.op_call("sum", [stacked], {}, node)
+
+
+def _forward(it: Interpreter, obj: Instance, compiled: dict, data, node, traced: bool):
     """The train step's forward pass and compiled loss, under a fresh tape (and a trace of
     train_step unless run_eagerly): (tape, loss)."""
     from gradcli.tfcode.functions import Trace
+    from gradcli.tfcode.support import _flatten
 
     it.all_tapes += 1
     tape = Tape(it.all_tapes, False, True, it.pos(node), start=len(it.g))
@@ -179,30 +394,10 @@ def _forward(it: Interpreter, obj: Instance, compiled: dict, x, y, node, traced:
     it.tapes.append(tape)
     if traced:
         step = SimpleNamespace(name="train_step", pos=it.pos(node))
-        it.tracing.append(Trace(step, len(it.g), {x.id} | ({y.id} if y is not None else set())))
+        inputs = {v.id for v in _flatten(list(data)) if isinstance(v, Tensor)}
+        it.tracing.append(Trace(step, len(it.g), inputs))
     try:
-        y_pred = call_object(it, obj, [x], {"training": True}, node)
-        loss = None
-        if compiled["loss"] is not None:
-            loss = call_object(it, compiled["loss"], [y, y_pred], {}, node)
-            loss = _to_dtype(it, loss, "float32", node)
-        if loss is not None and compiled["weight"] is not None:
-            loss = it.op_call("mul", [loss, float(compiled["weight"])], {}, node)
-        extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
-        parts = ([] if loss is None else [loss]) + [
-            _to_dtype(it, v, "float32", node) for v in (extra if isinstance(extra, list) else [])
-        ]
-        if not parts:
-            raise Raises(
-                "ValueError",
-                "No loss to compute. Provide a `loss` argument in `compile()`.",
-                it.pos(node),
-                "compile a loss, or add one with self.add_loss in the model's call",
-            )
-        loss = parts[0]
-        if len(parts) > 1:  # Keras: ops.sum([compiled, *losses])
-            stacked = it.call_api("tf.stack", [parts], {}, node, None)
-            loss = it.op_call("sum", [stacked], {}, node)
+        loss = step_loss(it, obj, compiled, *data, node, training=True)
     finally:
         if traced:
             it.tracing.pop()
@@ -213,31 +408,35 @@ def _forward(it: Interpreter, obj: Instance, compiled: dict, x, y, node, traced:
     return tape, loss
 
 
-def train_step(it: Interpreter, obj: Instance, x, y, node, notes: list):
-    """Keras's train_step: the loss under a tape, its gradient for trainable_variables."""
+def train_step(it: Interpreter, obj: Instance, x, y, node, notes: list, sw=None):
+    """Keras's train_step: the loss under a tape, its gradient for trainable_variables;
+    returns the step's loss."""
     from gradcli.tfcode.calls import CallKind, finish, lower
 
-    compiled = obj.data.get("compiled")
-    if compiled is None:
-        raise Raises(
-            "ValueError",
-            "You must call `compile()` before using the model.",
-            it.pos(node),
-            "call model.compile(optimizer=..., loss=...) first",
-        )
+    compiled = _compiled(it, obj, node)
+    model = ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) else "model"
+    loaded = obj.data.get("loaded")
+    if loaded is not None:  # weights from a file gradcli does not read
+        from gradcli.tfcode.opaque import unknown_call
+
+        sources = get_attribute(it, node, obj, "trainable_variables")
+        named = [(v, f"{model}.trainable_variables[{k}]") for k, v in enumerate(sources)]
+        unknown_call(it, node, CallKind.FIT, "compiled loss", named, NONE, loaded)
+        return loaded
     error = None
     try:
-        tape, loss = _forward(it, obj, compiled, x, y, node, not compiled["eager"])
+        tape, loss = _forward(it, obj, compiled, (x, y, sw), node, not compiled["eager"])
     except Raises as raised:  # TensorFlow raises while tracing train_step
+        if raised.message.startswith("No loss to compute"):
+            raise
         error = {"type": raised.kind, "message": raised.message}
         notes.append(
             f"TensorFlow raises {raised.kind} while tracing train_step (line {raised.pos.line}): "
             f"{raised.message}; {raised.note}. gradcli reads the step eagerly to say where the "
             "gradient would stop"
         )
-        tape, loss = _forward(it, obj, compiled, x, y, node, False)
+        tape, loss = _forward(it, obj, compiled, (x, y, sw), node, False)
     sources = get_attribute(it, node, obj, "trainable_variables")
-    model = ast.unparse(node.func.value) if isinstance(node.func, ast.Attribute) else "model"
     asts = [ast.Name(id="compiled loss"), ast.parse(f"{model}.trainable_variables").body]
     call, lowered, raises = lower(it, tape, node, CallKind.FIT, loss, sources, None, NONE, asts)
     call.notes += notes
@@ -255,4 +454,4 @@ def train_step(it: Interpreter, obj: Instance, x, y, node, notes: list):
             "Keras's optimizer gets a None gradient for every variable: the call's "
             "explanation names each one's cause",
         )
-    return None
+    return loss
