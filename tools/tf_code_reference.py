@@ -15,8 +15,10 @@ the fit line, its values captured from the traced step by a tf.numpy_function, a
 later fit that reuses the traced step without a tape.gradient call of its own; a TF1
 optimizer's eager minimize / compute_gradients likewise, at their line), and
 tf.gradients / tf.compat.v1.gradients plus tf.compat.v1.Session.run record each session run
-that fetches gradient tensors. A call's record has the snippet line that made it, its kind,
-and the result flattened in tf.nest.flatten order (a dict's keys sorted; None kept as null).
+that fetches gradient tensors (a graph-mode minimize / compute_gradients' too: the session
+run fetching its gradients or minimize's train op). A call's record has the snippet line
+that made it, its kind, and the result flattened in tf.nest.flatten order (a dict's keys
+sorted; None kept as null).
 An exception that escapes the snippet is recorded with its type, first message line and the
 snippet line, after the calls made before it.
 
@@ -61,6 +63,8 @@ CAUSES = {
     "no_path",
     "connected",
 }
+GRAPH_DEFAULT = "tf.compat.v1.trainable_variables()"  # a default var_list's labels (graph mode)
+EAGER_DEFAULT = "tape.watched_variables()"  # (eager: the variables the loss function read)
 TAPE_KINDS = {"gradient": "sources", "jacobian": "sources", "batch_jacobian": "source"}
 
 
@@ -238,9 +242,70 @@ def run_one(path: Path, values: str) -> dict:
 
     keras.Model.fit = wrap_fit(keras.Model.fit)
     keras.Model.train_on_batch = wrap_fit(keras.Model.train_on_batch)
-    V1 = tf.compat.v1.train.Optimizer  # TF1 optimizers: eager minimize/compute_gradients
-    V1.minimize = wrap_fit(V1.minimize, "minimize")
-    V1.compute_gradients = wrap_fit(V1.compute_gradients, "compute_gradients")
+    v1_graph: list[dict] = []  # graph-mode minimize/compute_gradients under way
+
+    def wrap_v1(orig, kind):
+        """A TF1 optimizer's method: eager (or given a loss function), its tape.gradient as
+        fit's; in graph mode with a loss tensor, the gradient tensors it makes, recorded as
+        tf.gradients' are (at each Session.run fetching them or minimize's train op)."""
+        eager = wrap_fit(orig, kind)
+
+        def method(self, loss, *args, **kwargs):
+            if tf.executing_eagerly() or callable(loss):
+                return eager(self, loss, *args, **kwargs)
+            if v1_graph:  # compute_gradients inside a recorded minimize
+                result = orig(self, loss, *args, **kwargs)
+                if kind == "compute_gradients" and v1_graph[-1]["grads"] is None:
+                    v1_graph[-1]["grads"] = [g for g, _ in result]
+                return result
+            line = snippet_line(sys._getframe(1))
+            if line is None:
+                return orig(self, loss, *args, **kwargs)
+            rec = {"grads": None}
+            v1_graph.append(rec)
+            try:
+                result = orig(self, loss, *args, **kwargs)
+            except Exception:
+                if rec["grads"] is not None:  # minimize: every gradient None, then raised
+                    calls.append({"kind": kind, "line": line, "run_line": None,
+                                  "unconnected": "none", "structure": skeleton(rec["grads"], [0]),
+                                  "result": [encode(g) for g in rec["grads"]]})  # fmt: skip
+                raise
+            finally:
+                v1_graph.pop()
+            if kind == "compute_gradients":
+                rec["grads"] = [g for g, _ in result]
+            graph_grads.append({"kind": kind, "line": line, "result": rec["grads"],
+                                "unconnected": "none", "runs": 0,
+                                "vars": [] if kind == "minimize" else [v for _, v in result],
+                                "ops": [result] if kind == "minimize" else []})  # fmt: skip
+            return result
+
+        method.__wrapped__ = orig
+        return method
+
+    def wrap_apply(orig):
+        """Graph mode: apply_gradients' train op also fetches the latest compute_gradients
+        call over the same variables (its gradients are run first, as minimize's)."""
+
+        def apply_gradients(self, grads_and_vars, *args, **kwargs):
+            pairs = list(grads_and_vars)
+            result = orig(self, pairs, *args, **kwargs)
+            if not tf.executing_eagerly() and not v1_graph:
+                ids = {id(v) for _, v in pairs}
+                for g in reversed(graph_grads):
+                    if g.get("kind") == "compute_gradients" and ids & {id(v) for v in g["vars"]}:
+                        g["ops"].append(result)
+                        break
+            return result
+
+        apply_gradients.__wrapped__ = orig
+        return apply_gradients
+
+    V1 = tf.compat.v1.train.Optimizer  # TF1 optimizers: minimize/compute_gradients
+    V1.minimize = wrap_v1(V1.minimize, "minimize")
+    V1.compute_gradients = wrap_v1(V1.compute_gradients, "compute_gradients")
+    V1.apply_gradients = wrap_apply(V1.apply_gradients)
 
     def wrap_tape(name, orig, pos_mode):
         def wrapper(self, *args, **kwargs):
@@ -333,7 +398,11 @@ def run_one(path: Path, values: str) -> dict:
             ids = {id(t) for t in flat if t is not None}
             for g in graph_grads:
                 present = [t for t in g["result"] if t is not None]
-                if fetches is not g["result"] and not any(id(t) in ids for t in present):
+                if (
+                    fetches is not g["result"]
+                    and not any(id(t) in ids for t in present)
+                    and not any(id(op) in ids for op in g.get("ops", ()))
+                ):
                     continue
                 try:
                     got = iter(orig_run(self, present, *args, **kwargs))
@@ -349,7 +418,7 @@ def run_one(path: Path, values: str) -> dict:
                 g["runs"] += 1
                 calls.append(
                     {
-                        "kind": "tf.gradients",
+                        "kind": g.get("kind", "tf.gradients"),
                         "line": g["line"],
                         "run_line": line,
                         "unconnected": g["unconnected"],
@@ -411,7 +480,7 @@ def run_one(path: Path, values: str) -> dict:
         if not g["runs"]:
             calls.append(
                 {
-                    "kind": "tf.gradients",
+                    "kind": g.get("kind", "tf.gradients"),
                     "line": g["line"],
                     "run_line": None,
                     "unconnected": g["unconnected"],
@@ -503,8 +572,10 @@ def source_labels(tree: ast.AST, call: dict) -> list | None:
         position = 2 if call["kind"] == "minimize" else 1
         if arg is None and len(node.args) > position:
             arg = node.args[position]
-        if arg is None:
-            return None
+        if arg is None:  # the default var_list: graph mode's collection, eager's tape's
+            count = len(call["result"] or [])
+            default = GRAPH_DEFAULT if "run_line" in call else EAGER_DEFAULT
+            return [f"{default}[{k}]" for k in range(count)]
         labels = literal_labels(arg)
         if len(labels) == 1 and call["result"] is not None and len(call["result"]) > 1:
             labels = [f"{labels[0]}[{k}]" for k in range(len(call["result"]))]

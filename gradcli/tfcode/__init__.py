@@ -34,13 +34,30 @@ def read_program(data: bytes, file: str, weights=None) -> Program:
     from gradcli.tfcode.interpret import Interpreter
 
     tree, lines = parse(data, file)
-    refusals = Refusals(file)
-    scan(tree, refusals)
-    with paused(lasting=True):
-        it = Interpreter(file, lines, feeds(tree))
-        it.refusals = refusals
-        it.weights = weights
-        it.run_module(tree)
+    fed: dict = {}
+    while True:
+        refusals = Refusals(file)
+        scan(tree, refusals)
+        with paused(lasting=True):
+            it = Interpreter(file, lines, feeds(tree))
+            it.refusals = refusals
+            it.weights = weights
+            it.fed = fed
+            it.run_module(tree)
+        if not it.deferred or fed:
+            break
+        # TF1 placeholders fed with names bound later (a training loop's batches): a probe
+        # pass finds their first values, then the program is read again with them
+        probe = Interpreter(file, lines, feeds(tree))
+        probe.probe = list(it.deferred)
+        with paused(lasting=True):
+            probe.run_module(tree)
+        if not all(name in probe.fed for name in it.deferred):
+            break
+        fed = probe.fed
+        if weights is not None:  # read again from the start
+            weights.used.clear()
+            weights.made.clear()
     if refusals:
         raise refusals.error()
     if weights is not None:
@@ -62,13 +79,16 @@ def feeds(tree: ast.Module) -> dict:
                 if isinstance(t, ast.Name):
                     dicts.setdefault(t.id, node.value)
     found: dict = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "feed_dict":
-            value = node.value
-            if isinstance(value, ast.Name):
-                value = dicts.get(value.id)
-            if isinstance(value, ast.Dict):
-                for k, v in zip(value.keys, value.values):
-                    if isinstance(k, ast.Name):
-                        found.setdefault(k.id, v)
+    keywords = [n for n in ast.walk(tree) if isinstance(n, ast.keyword) and n.arg == "feed_dict"]
+    # the textually first feed of each placeholder (the training loop's, usually, before an
+    # evaluation's at the end), not ast.walk's breadth-first one
+    keywords.sort(key=lambda n: (n.value.lineno, n.value.col_offset))
+    for node in keywords:
+        value = node.value
+        if isinstance(value, ast.Name):
+            value = dicts.get(value.id)
+        if isinstance(value, ast.Dict):
+            for k, v in zip(value.keys, value.values):
+                if isinstance(k, ast.Name):
+                    found.setdefault(k.id, v)
     return found

@@ -1,5 +1,6 @@
 """The README's list of the TensorFlow and NumPy names the reader maps to ops, from the tables,
-and of the Keras classes and functions it reads (tfcode/keras)."""
+of the NumPy constructors and random functions it reads (builtins.SPECIAL), and of the Keras
+classes and functions it reads (tfcode/keras)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ END = "<!-- end of reader names -->"
 def listing() -> str:
     """One line per module prefix: `tf.math.` `abs acos ...`, sorted, between the markers."""
     groups: dict[str, list[str]] = defaultdict(list)
+    from gradcli.tfcode.builtins import SPECIAL
     from gradcli.tfcode.keras import reader_names
 
-    for dotted in [*TF, *NP, *RAW, *reader_names()]:
+    numpy = [n for n in SPECIAL if n.startswith("np.") or ".utils." in n]  # constructors ...
+    for dotted in dict.fromkeys([*TF, *NP, *RAW, *reader_names(), *numpy]):
         prefix, _, name = dotted.rpartition(".")
         groups[prefix].append(name)
     lines = [START]

@@ -462,6 +462,33 @@ NP: dict[str, TFOp] = {
     "np.argmax": TFOp("argmax", ("a", "axis"), ("a",), {"axis": ("axis", None)}, ignored=()),
     "np.clip": TFOp("clip", ("a", "a_min", "a_max"), ("a", "a_min", "a_max"), ignored=()),
 }  # fmt: skip
+# NumPy's shape functions and more elementwise ones (constructors and np.random: numpy_values.py)
+NP.update({f"np.{n}": TFOp(op, ("x",), ("x",), ignored=()) for n, op in (
+    ("log1p", "log1p"), ("expm1", "expm1"), ("tan", "tan"), ("arcsin", "asin"),
+    ("arccos", "acos"), ("arctan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"),
+    ("ceil", "ceil"), ("reciprocal", "reciprocal"))})  # fmt: skip
+NP.update({
+    "np.concatenate": TFOp("concat", ("arrays", "axis"), ("arrays",), {"axis": ("axis", 0)},
+                           listed=True, ignored=()),
+    "np.stack": TFOp("stack", ("arrays", "axis"), ("arrays",), {"axis": ("axis", 0)},
+                     listed=True, ignored=()),
+    "np.expand_dims": TFOp("expand_dims", ("a", "axis"), ("a",), {"axis": ("axis", None)},
+                           ignored=()),
+    "np.reshape": TFOp("reshape", ("a", "shape", "order"), ("a",), {"shape": ("shape", None)},
+                       ignored=("order",)),
+    "np.transpose": TFOp("transpose", ("a", "axes"), ("a",), {"axes": ("axes", None)},
+                         ignored=()),
+    "np.squeeze": TFOp("squeeze", ("a", "axis"), ("a",), {"axis": ("axis", None)}, ignored=()),
+    "np.argmin": TFOp("argmin", ("a", "axis"), ("a",), {"axis": ("axis", None)}, ignored=()),
+    "np.where": TFOp("where", ("condition", "x", "y"), ("condition", "x", "y"), ignored=()),
+    **{f"np.{n}": TFOp(n, ("a", "axis", "dtype", "out", "ddof", "keepdims"), ("a",),
+                       {"axis": ("axis", None), "keepdims": ("keepdims", False)},
+                       ignored=("dtype", "out"))
+       for n in ("std", "var")},
+    "np.tile": TFOp("tile", ("A", "reps"), ("A",), {"reps": ("multiples", None)}, ignored=()),
+    "np.outer": TFOp("outer", ("a", "b"), ("a", "b"), ignored=()),
+    "np.trace": TFOp("trace", ("a",), ("a",), ignored=()),
+})  # fmt: skip
 
 # TensorFlow names gradcli knows but cannot compute yet: the op they need is not registered
 TF["tf.split"] = TFOp(

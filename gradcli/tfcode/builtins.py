@@ -14,10 +14,14 @@ import numpy as np
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
 from gradcli.tfcode.datasets import SPECIAL as DATASETS
+from gradcli.tfcode.numpy_values import FIXES as NUMPY_FIXES
+from gradcli.tfcode.numpy_values import SPECIAL as NUMPY_SPECIAL
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
+from gradcli.tfcode.random_values import _random, _seed, _tf_random
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.tf1 import SCATTER_METHODS
 from gradcli.tfcode.tf1 import SPECIAL as TF1_SPECIAL
+from gradcli.tfcode.tf1_graph import created, placeholder
 from gradcli.tfcode.values import (
     NP,
     TF,
@@ -70,7 +74,9 @@ def _variable(it: Interpreter, args, kwargs, node):
     leaf = it.leaf(arr, node)
     label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
     it.store(leaf.id, init, ast.unparse(node), label)
-    return Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
+    var = Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
+    created(it, var)  # the collections; graph mode's unique name (tf1_graph.py)
+    return var
 
 
 def _constant(it: Interpreter, args, kwargs, node):
@@ -156,78 +162,22 @@ def _eye(it: Interpreter, args, kwargs, node):
     return it.leaf(np.eye(n, m, dtype=dtype), node)
 
 
-def _random(dist: str):
-    """np.random.*: gradcli's own seeded generator (numbers differ from NumPy's)."""
-
-    def make(it: Interpreter, args, kwargs, node):
-        shape = tuple(args) if dist in ("randn", "rand") else _opt(args, kwargs, 2, "size", ())
-        shape = _shape(it, shape if shape is not None else (), node)
-        if dist in ("randn", "rand"):  # their arguments are the shape: standard parameters
-            args, kwargs = [], {}
-        if dist in ("normal", "randn"):
-            mean = _opt(args, kwargs, 0, "loc", 0.0)
-            std = _opt(args, kwargs, 1, "scale", 1.0)
-            arr = it.rng.normal(mean, std, shape)
-        elif dist == "rand":  # its arguments are the shape: draws in [0, 1)
-            arr = it.rng.uniform(0.0, 1.0, shape)
-        else:
-            low = _opt(args, kwargs, 0, "low", 0.0)
-            high = _opt(args, kwargs, 1, "high", 1.0)
-            arr = it.rng.uniform(low, high, shape)
-        return it.leaf(arr.astype("float64"), node, NP)
-
-    return make
-
-
-TF_RANDOM = {  # tf.random.normal/uniform: parameters in order, and the two tensor ones
-    "normal": (("shape", "mean", "stddev", "dtype", "seed", "name"), ("mean", "stddev")),
-    "uniform": (("shape", "minval", "maxval", "dtype", "seed", "name"), ("minval", "maxval")),
-}
-
-
-def _seed(it: Interpreter, seed, node) -> int:
-    """An op seed: the given integer, else the next one from the reader's generator (so
-    unseeded calls draw different numbers, as TensorFlow's stream does)."""
-    if seed is None:
-        return int(it.rng.integers(2**31))
-    if isinstance(seed, int) and not isinstance(seed, bool):
-        return seed
-    it.refuse(node, f"the seed {_describe(seed)}", "give a Python integer")
-
-
-def _tf_random(dist: str):
-    """tf.random.normal/uniform as gradcli's random_normal/random_uniform ops: draws * stddev +
-    mean and draws * (maxval - minval) + minval, so tensor arguments get TensorFlow's
-    gradients; the draws come from gradcli's generator."""
-    params, (low, high) = TF_RANDOM[dist]
-
-    def make(it: Interpreter, args, kwargs, node):
-        if len(args) > len(params):
-            message = f"TypeError: tf.random.{dist} takes at most 6 arguments"
-            raise GradcliError(message, it.pos(node))
-        bound = dict(zip(params, args))
-        for k, v in kwargs.items():
-            if k not in params:
-                it.refuse(node, f"tf.random.{dist}(..., {k}=...)")
-            bound[k] = v
-        shape = _shape(it, bound.get("shape", ()), node)
-        dtype = _dtype_arg(it, bound.get("dtype"), node) or "float32"
-        if dtype not in ("float32", "float64"):
-            it.refuse(node, f"tf.random.{dist} with dtype {dtype}")
-        lo, hi = bound.get(low), bound.get(high)
-        operands = [0.0 if lo is None else lo, 1.0 if hi is None else hi]
-        attrs = {"shape": shape, "dtype": dtype, "seed": _seed(it, bound.get("seed"), node)}
-        ids = it.convert(operands, node, default=dtype)
-        return Tensor(it.emit(f"random_{dist}", ids, attrs, node), TF)
-
-    return make
-
-
 def _dropout(it: Interpreter, args, kwargs, node):
     """tf.nn.dropout through its table row, with a seed from the reader's generator when the
     call gives none (unseeded calls get different masks, as in TensorFlow)."""
     if len(args) < 4:
         kwargs = {**kwargs, "seed": _seed(it, kwargs.get("seed"), node)}
+    args = list(args)
+    rate = args[1] if len(args) > 1 else kwargs.get("rate")
+    if isinstance(rate, (Tensor, Variable)) and it.g[rate.id if isinstance(rate, Tensor) else
+                                                    rate.value].shape == ():  # fmt: skip
+        # a scalar tensor rate (TF1's 1 - keep_prob placeholder): its value; TensorFlow gives
+        # the rate no gradient either
+        value = float(it.as_array(rate, node))
+        if len(args) > 1:
+            args[1] = value
+        else:
+            kwargs = {**kwargs, "rate": value}
     return it.table_call("tf.nn.dropout", api.TF["tf.nn.dropout"], args, kwargs, node)
 
 
@@ -317,15 +267,6 @@ def _session(it, args, kwargs, node):
     return Session()
 
 
-def _placeholder(it: Interpreter, args, kwargs, node):
-    dtype = _dtype_arg(it, _opt(args, kwargs, 0, "dtype"), node) or "float32"
-    name = it.target_name
-    if name not in it.feeds:
-        it.refuse(node, f"a placeholder ({name}) that no Session.run feeds a value")
-    fed = it.expr(it.feeds[name], it.globals)  # read here: its names must be bound by now
-    return it.leaf(it.as_array(fed, node, dtype), node)
-
-
 def _initializer(it: Interpreter, args, kwargs, node):
     return GraphOp("initializer")
 
@@ -399,7 +340,7 @@ SPECIAL = {
     "tf.cond": _cond,
     "tf.compat.v1.disable_eager_execution": _graph_mode,
     "tf.compat.v1.Session": _session,
-    "tf.compat.v1.placeholder": _placeholder,
+    "tf.compat.v1.placeholder": placeholder,
     "tf.compat.v1.global_variables_initializer": _initializer,
     "tf.compat.v1.initialize_all_variables": _initializer,
     "tf.compat.v1.local_variables_initializer": _initializer,
@@ -419,6 +360,7 @@ SPECIAL = {
     "tf.TensorArray": _tensor_array,
     "tf.TensorShape": _ignored,  # shape_invariants: read, not needed
     **TF1_SPECIAL,
+    **NUMPY_SPECIAL,
     **PYTHON_BUILTINS,
     **DATASETS,
 }
@@ -440,7 +382,7 @@ for _n in api.NP:
 LEAVE_FIX.update({"np.mean": "use tf.reduce_mean", "np.sum": "use tf.reduce_sum",
                   "np.max": "use tf.reduce_max", "np.min": "use tf.reduce_min",
                   "np.prod": "use tf.reduce_prod", "np.power": "use tf.pow",
-                  "np.dot": "use tf.matmul or tf.tensordot"})  # fmt: skip
+                  "np.dot": "use tf.matmul or tf.tensordot", **NUMPY_FIXES})  # fmt: skip
 TENSOR_METHODS = {"numpy", "item", "tolist", "read_value", "value", "get_shape", "__float__",
                   "astype"}  # fmt: skip
 VARIABLE_METHODS = {"assign", "assign_add", "assign_sub", *SCATTER_METHODS}

@@ -20,6 +20,7 @@ from gradcli.tfcode.builtins import (
 )
 from gradcli.tfcode.datasets import CONSTANTS as DATA_CONSTANTS
 from gradcli.tfcode.keras import MISSING, VALUES, get_attribute
+from gradcli.tfcode.numpy_values import ARRAY_METHODS
 from gradcli.tfcode.refusals import EXPRESSIONS
 from gradcli.tfcode.support import (
     Refused,
@@ -192,6 +193,10 @@ class ExpressionMixin:
                 self.refuse(node, f"{path[1:]} (a module gradcli never imports: nothing is run)")
             if path.startswith("builtins."):
                 self.refuse(node, path)
+            if path.startswith("tf.compat.v1.layers."):  # TensorFlow's AttributeError
+                from gradcli.tfcode.tf1_graph import layers_attribute
+
+                layers_attribute(self, node, path)
             dtype = _dtype_of_path(path)
             if dtype is not None:
                 return DType(dtype)
@@ -225,6 +230,8 @@ class ExpressionMixin:
                 return f"{obj.tf_name or 'Variable'}:0"
             if name in TENSOR_METHODS or (isinstance(obj, Variable) and name in VARIABLE_METHODS):
                 return Method(obj, name)
+            if name in ARRAY_METHODS and isinstance(obj, Tensor) and obj.kind == "np":
+                return Method(obj, name)  # a NumPy array's (numpy_values.py)
             self.refuse(node, f"the tensor attribute .{name}")
         if isinstance(obj, Tape):
             if name in ("gradient", "watch", "jacobian", "batch_jacobian", "reset",
@@ -255,6 +262,10 @@ class ExpressionMixin:
                 return value[_key(key)] if isinstance(value, dict) else value[key]
             except (KeyError, IndexError, TypeError) as exc:
                 raise GradcliError(f"{type(exc).__name__}: {exc}", self.pos(node)) from None
+        if isinstance(value, Tensor) and value.kind == "np" and _is_index_array(self, key):
+            from gradcli.tfcode.numpy_values import take_rows
+
+            return take_rows(self, value, key, node)  # NumPy's x[idx]: the rows idx names
         if isinstance(value, (Tensor, Variable)):
             items = key if isinstance(key, tuple) else (key,)
             index = []
@@ -358,3 +369,14 @@ class ExpressionMixin:
             except TypeError as exc:
                 raise GradcliError(f"TypeError: {exc}", self.pos(node)) from None
         return self.op_call(COMPARE[type(op)], [left, right], {}, node)
+
+
+def _is_index_array(it, key) -> bool:
+    """An integer array or a list of integers (NumPy's integer array indexing)."""
+    if isinstance(key, Tensor):
+        return it.g[key.id].dtype in ("int32", "int64")
+    return (
+        isinstance(key, list)
+        and bool(key)
+        and all(isinstance(k, int) and not isinstance(k, bool) for k in key)
+    )

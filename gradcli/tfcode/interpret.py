@@ -39,8 +39,10 @@ from gradcli.tfcode.support import (
     _Return,
 )
 from gradcli.tfcode.tensors import TensorMixin
+from gradcli.tfcode.tf1_graph import probe_feeds
 from gradcli.tfcode.values import (
     UNKNOWN,
+    DType,
     GraphOp,
     Method,
     Module,
@@ -53,6 +55,8 @@ from gradcli.tfcode.values import (
     Variable,
     first_opaque,
 )
+
+GRADIENT_CALLS = ("tf.gradients", "tf.compat.v1.gradients")
 
 
 class Scope:
@@ -105,6 +109,11 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.static: dict = {}  # what branches.py found in statements, by their ids
         self.keras = None  # the Keras object model's bookkeeping (tfcode/keras), on first use
         self.weights = None  # --weights: Keras variables' initial values (cli/weights.py)
+        # TF1 feeds bound only after their placeholder (tf1_graph.placeholder): the names
+        # deferred, the ones a probe pass looks for, and the values it found
+        self.deferred: list[str] = []
+        self.probe: list[str] | None = None
+        self.fed: dict = {}
 
     # --- running ------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> None:
@@ -126,6 +135,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             except Refused:  # recorded; the next statement is read
                 if len(self.refusals.items) == before:
                     opaque_use(self, stmt, scope)
+            if self.probe:
+                probe_feeds(self, scope)
 
     def count_step(self, node) -> None:
         """One statement, or one element of a comprehension: at most MAX_STEPS in all."""
@@ -333,8 +344,13 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         if isinstance(func, Unknown):
             raise Refused()
         opaque = first_opaque([*args, *kwargs.values()])
-        if opaque is not None and isinstance(func, Module) and not _structural(func, args):
-            return opaque  # a function of an opaque value
+        if (
+            opaque is not None
+            and isinstance(func, Module)
+            and func.path not in GRADIENT_CALLS
+            and not _structural(func, args)
+        ):  # a function of an opaque value (a gradient call is listed unknown)
+            return opaque
         if isinstance(func, PyFunction):
             return self.call_function(func, args, kwargs, node)
         if isinstance(func, Method):
@@ -343,6 +359,10 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             return self.call_api(func.path, args, kwargs, node, scope)
         if isinstance(func, OBJECTS):  # a class, an instance or a bound method
             return call_object(self, func, args, kwargs, node)
+        if isinstance(func, DType):  # np.float32(x)
+            from gradcli.tfcode.numpy_values import scalar_constructor
+
+            return scalar_constructor(self, func, args, kwargs, node)
         self.refuse(node, f"calling {_describe(func)}")
 
     def arguments(self, node: ast.Call, scope: Scope) -> tuple[list, dict]:
@@ -380,6 +400,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
                 "a gradient that tf.gradients returned as None (unconnected) is among the "
                 "fetches: fetch only the gradients that are not None",
             )
+        if isinstance(fetches, (list, tuple)):  # a train op among them gives None
+            return type(fetches)(None if isinstance(f, GraphOp) else f for f in fetches)
         return fetches
 
     def call_method(self, m: Method, args, kwargs, node, scope):
@@ -424,6 +446,10 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             return obj if same else Tensor(self.emit("cast", [i], {"dtype": dtype}, node), obj.kind)
         if name == "get_shape":
             return tuple(self.g[self.tensor_id(obj, read=False)].shape)
+        if isinstance(obj, Tensor) and obj.kind == "np":  # a NumPy array's .reshape() ...
+            from gradcli.tfcode.numpy_values import array_method
+
+            return array_method(self, obj, name, args, kwargs, node)
         self.refuse(node, f"the method .{name}()")
 
 

@@ -50,6 +50,10 @@ class TensorMixin:
 
     # --- TensorFlow and NumPy functions ----------------------------------------------------
     def call_api(self, path: str, args, kwargs, node, scope):
+        if path.startswith("tf.compat.v1.") and path not in SPECIAL:  # TF1's aliases
+            from gradcli.tfcode.tf1_graph import v1_alias
+
+            path = v1_alias(path, lambda name: name in SPECIAL or api.lookup(name) is not None)
         handler = SPECIAL.get(path)
         if handler is not None:
             return handler(self, args, kwargs, node)

@@ -23,6 +23,9 @@ import numpy as np
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.clipping import SPECIAL as CLIPPING
 from gradcli.tfcode.support import Raises, Refused, _describe
+from gradcli.tfcode.tf1_graph import SPECIAL as GRAPH_SPECIAL
+from gradcli.tfcode.tf1_graph import enter_name_scope, exit_name_scope, renamed
+from gradcli.tfcode.tf1_losses import SPECIAL as LOSSES_SPECIAL
 from gradcli.tfcode.values import Module, Tensor, Unknown, Variable
 
 AUTO_REUSE = "AUTO_REUSE"
@@ -58,9 +61,11 @@ class VariableScope:
         full = f"{outer[0]}/{self.name}" if outer else self.name
         reuse = self.reuse if self.reuse is not None else (outer[1] if outer else None)
         scopes.append((full, reuse))
+        enter_name_scope(it, self.name)  # a variable scope opens the name scope of its name
 
     def tf_exit(self, it) -> None:
         _state(it)["scopes"].pop()
+        exit_name_scope(it)
 
 
 def _state(it) -> dict:
@@ -81,18 +86,22 @@ def variable_scope(it, args, kwargs, node):
     return VariableScope(name, None if reuse is False else reuse)
 
 
+@dataclass(eq=False)
 class NameScope:
-    """A `with tf.name_scope(...)` block: op names only; nothing gradcli computes uses it."""
+    """A `with tf.name_scope(...)` block: names only (graph mode: tf.Variable names)."""
+
+    name: str | None = None
 
     def tf_enter(self, it) -> None:
-        pass
+        enter_name_scope(it, self.name)
 
     def tf_exit(self, it) -> None:
-        pass
+        exit_name_scope(it)
 
 
 def name_scope(it, args, kwargs, node):
-    return NameScope()
+    name = args[0] if args else kwargs.get("name")
+    return NameScope(name if isinstance(name, str) else None)
 
 
 def get_variable(it, args, kwargs, node):
@@ -159,6 +168,7 @@ def get_variable(it, args, kwargs, node):
     from gradcli.tfcode.builtins import _variable
 
     var = _variable(it, [value], {"trainable": trainable, "name": full}, node)
+    renamed(it, var, full)
     if it.graph_mode:
         state["store"][full] = var
     return var
@@ -300,6 +310,8 @@ def indexed_slices(it, args, kwargs, node):
 
 SPECIAL = {
     **CLIPPING,
+    **GRAPH_SPECIAL,
+    **LOSSES_SPECIAL,
     "tf.compat.v1.variable_scope": variable_scope,
     "tf.name_scope": name_scope,
     "tf.compat.v1.name_scope": name_scope,

@@ -14,8 +14,16 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from gradcli.tfcode.keras import activation_layers as _activation_layers
+from gradcli.tfcode.keras import conv_transpose as _conv_transpose
+from gradcli.tfcode.keras import depthwise_layers as _depthwise_layers
 from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras import layers3d as _layers3d
+from gradcli.tfcode.keras import merging as _merging
+from gradcli.tfcode.keras import noise_layers as _noise_layers
+from gradcli.tfcode.keras import preprocessing_layers as _preprocessing_layers
 from gradcli.tfcode.keras import regularizers as _regularizers
+from gradcli.tfcode.keras import shape_layers as _shape_layers
 from gradcli.tfcode.keras.callbacks import CALLBACKS, METRICS
 from gradcli.tfcode.keras.conv_layers import CONV_CLASSES
 from gradcli.tfcode.keras.core_layers import CORE_CLASSES
@@ -65,9 +73,14 @@ CLASSES = {
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES, **WRAPPER_CLASSES, **RNN_CELL_CLASSES,
+    **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
+    **_depthwise_layers.CLASSES, **_noise_layers.CLASSES, **_preprocessing_layers.CLASSES,
+    **_conv_transpose.CLASSES, **_layers3d.CLASSES,
     **{f"callbacks.{n}": c for n, c in CALLBACKS.items()},
     **{f"metrics.{n}": c for n, c in METRICS.items()},
 }  # fmt: skip
+# keras.<name> -> a function(it, args, kwargs, node) (keras.layers.add, ...)
+FUNCTIONS = {**_merging.FUNCTIONS}
 TF_CLASSES = {"tf.Module": MODULE, **OPTIMIZERS_V1}
 
 
@@ -83,6 +96,7 @@ def reader_names() -> list[str]:
     """The tf.keras.* (and tf.Module) names the reader reads, for the README's list."""
     names = [f"tf.keras.{n}" for n in CLASSES if not n.startswith("optimizers.legacy.")]
     names += [*TF_CLASSES, "tf.keras.Input", "tf.keras.layers.Input"]
+    names += [f"tf.keras.{n}" for n in FUNCTIONS]
     names += [f"tf.keras.activations.{n}" for n in ACTIVATIONS]
     names += [f"tf.keras.initializers.{n}" for n in initializers.NAMES]
     return names
@@ -92,12 +106,20 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
     """A tf.keras.* (or tf.Module, super()) call, or NOT_KERAS for any other name."""
     if path == "builtins.super":
         return super_(it, args, kwargs, node)
+    name = keras_name(path)
+    if name in _activation_layers.TF_KERAS_ONLY and path.startswith("keras."):
+        from gradcli.tfcode.support import Raises
+
+        head, _, last = path.rpartition(".")
+        raise Raises("AttributeError", f"module '{head}' has no attribute '{last}'",
+                     it.pos(node), f"only tf.keras (Keras's legacy layers) has {last}")  # fmt: skip
     cls = resolve_class(path)
     if cls is not None:
         return instantiate(it, cls, args, kwargs, node)
-    name = keras_name(path)
     if name is None:
         return NOT_KERAS
+    if name in FUNCTIONS:
+        return FUNCTIONS[name](it, args, kwargs, node)
     if name in ("Input", "layers.Input"):
         return keras_input(it, args, kwargs, node)
     head, _, last = name.rpartition(".")

@@ -11,7 +11,9 @@ Keras 3 on TensorFlow 2.21 (verified with Keras 3.15.1):
 - Dropout(rate).call(inputs, training=False): the identity unless training is true and
   rate > 0 (then `tf.nn.dropout`'s random mask).
 - Add/Multiply/Maximum/Minimum fold their list left to right, Average adds then divides by
-  the count, Subtract takes exactly two, Concatenate(axis=-1) is `tf.concat`.
+  the count, Subtract takes exactly two, Concatenate(axis=-1) is `tf.concat`. Inputs of
+  different ranks (not for Concatenate) are expanded at axis 1 up to the largest rank, then
+  broadcast.
 """
 
 from __future__ import annotations
@@ -41,18 +43,22 @@ def _positive(it, value, what: str, node) -> int:
 # --- Flatten, Reshape --------------------------------------------------------------------------
 def _flatten_init(it: Interpreter, obj: Instance, args, kwargs, node):
     """Flatten(data_format=None)."""
+    from gradcli.tfcode.keras.shape_layers import data_format
+
     b = bind(it, obj, args, kwargs, node, ("data_format",), {})
-    if b.get("data_format") not in (None, "channels_last"):
-        it.refuse(node, f"Flatten(data_format={b['data_format']!r})")
+    obj.data["data_format"] = data_format(it, b.get("data_format"), node)
     return None
 
 
 def _flatten_call(it: Interpreter, obj: Instance, args, kwargs, node):
-    """reshape(x, (batch, product of the other dimensions))."""
+    """reshape(x, (batch, product of the other dimensions)) (channels_first: channels moved
+    last first)."""
     x = tensor_arg(it, obj, args, kwargs, node)
     xs = shape(it, x)
     if not xs:
         it.refuse(node, "a Flatten layer on a scalar")
+    if obj.data.get("data_format") == "channels_first" and len(xs) > 1:
+        x = it.op_call("transpose", [x], {"axes": [0, *range(2, len(xs)), 1]}, node)
     return it.op_call("reshape", [x], {"shape": [xs[0], math.prod(xs[1:])]}, node)
 
 
@@ -181,10 +187,15 @@ def _dropout_init(it: Interpreter, obj: Instance, args, kwargs, node):
             f"between 0 and 1. Received: rate={rate!r}",
             it.pos(node),
         )
-    if b.get("noise_shape") is not None:
-        it.refuse(node, "Dropout(..., noise_shape=...)")
-    obj.data.update(rate=float(rate), seed=b.get("seed"))
-    add_seed_generator(it, obj, node)
+    noise = b.get("noise_shape")
+    if noise is not None and (
+        not isinstance(noise, (list, tuple))
+        or not all(d is None or (isinstance(d, int) and d > 0) for d in noise)
+    ):
+        it.refuse(node, f"Dropout(noise_shape={_describe(noise)})", "give a tuple of ints or None")
+    obj.data.update(rate=float(rate), seed=b.get("seed"), noise_shape=noise)
+    if rate > 0:  # Keras makes the seed generator only then
+        add_seed_generator(it, obj, node)
     return None
 
 
@@ -195,8 +206,16 @@ def _dropout_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if not training or obj.data["rate"] == 0:
         return x
     # Keras's seed generator advances on every call (a new mask each time): the reader's
-    # generator picks each call's seed, seed= or not
-    return it.call_api("tf.nn.dropout", [x], {"rate": obj.data["rate"]}, node, None)
+    # generator picks each call's seed, seed= or not; noise_shape's None entries are the
+    # input's dimensions
+    attrs = {"rate": obj.data["rate"]}
+    noise = obj.data.get("noise_shape")
+    if noise is not None:
+        xs = shape(it, x)
+        if len(noise) != len(xs):
+            it.refuse(node, f"a noise_shape of rank {len(noise)} for a rank-{len(xs)} input")
+        attrs["noise_shape"] = [d if n is None else n for n, d in zip(noise, xs)]
+    return it.call_api("tf.nn.dropout", [x], attrs, node, None)
 
 
 DROPOUT = Class(
@@ -211,7 +230,7 @@ def _activation_init(it: Interpreter, obj: Instance, args, kwargs, node):
     b = bind(it, obj, args, kwargs, node, ("activation",), {})
     if "activation" not in b:
         it.refuse(node, "Activation() without an activation")
-    obj.data["activation"] = activation(it, b["activation"], node)
+    obj.data["activation"] = activation(it, b["activation"], node, obj)
     return None
 
 
@@ -293,8 +312,16 @@ def _merge_call(it: Interpreter, obj: Instance, args, kwargs, node):
         )
     if not all(isinstance(v, (Tensor, Variable)) for v in inputs) or not inputs:
         it.refuse(node, f"a {name} layer on {_describe(inputs)}")
-    if len({len(shape(it, v)) for v in inputs}) > 1:
-        it.refuse(node, f"a {name} layer on inputs of different ranks")
+    ranks = [len(shape(it, v)) for v in inputs]
+    if len(set(ranks)) > 1:
+        if name == "Concatenate":
+            it.refuse(node, f"a {name} layer on inputs of different ranks")
+        # Keras's Merge.call: each input expanded at axis 1 up to the largest rank
+        inputs = list(inputs)
+        for k, v in enumerate(inputs):
+            for _ in range(max(ranks) - ranks[k]):
+                v = it.op_call("expand_dims", [v], {"axis": 1}, node)
+            inputs[k] = v
     if name in ("Multiply", "Maximum", "Minimum"):
         from gradcli.tfcode.keras.masking import masked_merge
 

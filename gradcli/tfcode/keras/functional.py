@@ -26,7 +26,36 @@ if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
 
 KERAS_TENSOR = Class("KerasTensor", kind="symbolic")
-INPUT_LAYER = Class("InputLayer", (LAYER,), {})
+
+
+def _input_layer_init(it: Interpreter, obj: Instance, args, kwargs, node):
+    """tf.keras.layers.InputLayer(shape=None, batch_size=None, dtype=None, batch_shape=None,
+    name=None) (input_shape= and batch_input_shape=: Keras's deprecated names): its
+    `output` is the symbolic input a Sequential starts from."""
+    names = ("shape", "batch_size", "dtype", "sparse", "ragged", "batch_shape", "input_tensor",
+             "optional", "name")  # fmt: skip
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        k = {"input_shape": "shape", "batch_input_shape": "batch_shape"}.get(k, k)
+        if k not in names:
+            it.refuse(node, f"InputLayer(..., {k}=...)")
+        bound[k] = v
+    for k in ("sparse", "ragged", "input_tensor", "optional"):
+        if bound.get(k):
+            it.refuse(node, f"InputLayer(..., {k}=...)")
+    if bound.get("batch_shape") is not None:
+        batch_shape = tuple(bound["batch_shape"])
+        bound["shape"], bound["batch_size"] = batch_shape[1:], batch_shape[0]
+    given = {k: bound[k] for k in ("batch_size", "dtype", "name") if bound.get(k) is not None}
+    out = keras_input(it, [bound.get("shape")], given, node)
+    made = out.data["node"].layer
+    obj.layer, obj.data = made.layer, {"output": out}
+    out.data["node"].layer = obj
+    obj.attrs["output"] = out
+    return None
+
+
+INPUT_LAYER = Class("InputLayer", (LAYER,), {"__init__": Builtin(_input_layer_init)})
 
 
 @dataclass(eq=False)

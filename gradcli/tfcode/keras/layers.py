@@ -71,10 +71,10 @@ def layer_init(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in kwargs:
         if k not in LAYER_OPTIONS:
             it.refuse(node, f"{obj.cls.name}(..., {k}=...)")
-    # Keras adds its penalty of each output (over the batch size) as a loss after call
-    obj.data["activity_regularizer"] = regularizers.regularizer(
-        it, kwargs.get("activity_regularizer"), node
-    )
+    if kwargs.get("activity_regularizer") is not None:
+        obj.data["activity_regularizer"] = regularizers.regularizer(
+            it, kwargs["activity_regularizer"], node
+        )
     name = kwargs.get("name")
     trainable = kwargs.get("trainable", True)
     if not isinstance(trainable, bool):
@@ -384,7 +384,7 @@ def _dense_init(it: Interpreter, obj: Instance, args, kwargs, node):
 
     obj.data.update(
         units=units,
-        activation=activation(it, bound.get("activation"), node),
+        activation=activation(it, bound.get("activation"), node, obj),
         use_bias=bool(bound.get("use_bias", True)),
         kernel_initializer=initializers.get(it, bound.get("kernel_initializer"), node,
                                             default="glorot_uniform"),

@@ -40,7 +40,8 @@ ACTIVATIONS = {
     "linear": (None, {}),
 }  # fmt: skip
 KEEPS_LOGITS = {"sigmoid", "softmax"}
-ACTIVATION_OPTIONS = {"relu": set(), "elu": {"alpha"}, "gelu": {"approximate"},
+ACTIVATION_OPTIONS = {"relu": {"negative_slope", "max_value", "threshold"}, "elu": {"alpha"},
+                      "gelu": {"approximate"},
                       "softmax": {"axis"}, "log_softmax": {"axis"},
                       "leaky_relu": {"negative_slope"}}  # fmt: skip
 
@@ -50,14 +51,25 @@ def apply_activation(it: Interpreter, name: str, args, kwargs, node):
     x = args[0] if args else kwargs.get("x")
     options = {k: v for k, v in zip(_option_order(name), args[1:])}
     options.update({k: v for k, v in kwargs.items() if k != "x"})
-    for k, v in options.items():
-        neutral = name == "relu" and (
-            (k in ("negative_slope", "threshold") and v == 0) or (k == "max_value" and v is None)
-        )
-        if k not in ACTIVATION_OPTIONS.get(name, set()) and not neutral:
+    for k in options:
+        if k not in ACTIVATION_OPTIONS.get(name, set()):
             it.refuse(node, f"tf.keras.activations.{name}(..., {k}=...)")
-        if k == "alpha" and v != 1.0:
-            it.refuse(node, f"tf.keras.activations.elu(..., alpha={v!r})")
+    if name in ("relu", "elu") and options:  # Keras's compositions (activation_layers.py)
+        from gradcli.tfcode.keras import activation_layers as layers
+
+        for k, v in options.items():
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                it.refuse(node, f"tf.keras.activations.{name}(..., {k}={v!r})")
+        if name == "elu":
+            return layers.keras_elu(it, x, options.get("alpha", 1.0), node)
+        return layers.keras_relu(
+            it,
+            x,
+            options.get("negative_slope", 0.0),
+            options.get("max_value"),
+            options.get("threshold", 0.0),
+            node,
+        )
     path, fixed = ACTIVATIONS[name]
     if path is None:
         return x
@@ -80,9 +92,10 @@ def _option_order(name: str) -> tuple:
             "leaky_relu": ("negative_slope",)}.get(name, ())  # fmt: skip
 
 
-def activation(it: Interpreter, value, node):
-    """A layer's activation= argument: None, a name, keras.activations.X, tf.nn.X or a def:
-    a function (it, x, node) -> tensor, or None for the identity."""
+def activation(it: Interpreter, value, node, owner: Instance | None = None):
+    """A layer's activation= argument: None, a name, keras.activations.X, tf.nn.X, a def or
+    a layer (which Keras tracks as owner's sub-layer `activation`): a function
+    (it, x, node) -> tensor, or None for the identity."""
     from gradcli.tfcode.values import Module
 
     if value is None or value == "linear":
@@ -100,6 +113,12 @@ def activation(it: Interpreter, value, node):
         return lambda it_, x, at: it_.call_api(value.path, [x], {}, at, None)
     if isinstance(value, PyFunction):
         return lambda it_, x, at: it_.call_function(value, [x], {}, at)
+    if isinstance(value, Instance) and value.layer is not None:  # activation=LeakyReLU(0.2)
+        from gradcli.tfcode.keras.protocol import call_object
+
+        if owner is not None:  # self.activation = the layer: its weights are owner's too
+            owner.attrs["activation"] = value
+        return lambda it_, x, at: call_object(it_, value, [x], {}, at)
     it.refuse(node, f"activation={_describe(value)}")
 
 

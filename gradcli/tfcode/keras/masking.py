@@ -34,15 +34,18 @@ from gradcli.tfcode.values import PyFunction, Tensor, Variable
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
 
-# Keras classes whose supports_masking is True (Embedding: mask_zero)
+# Keras classes whose supports_masking is True (Embedding: mask_zero; verified in /work/tfref
+# for every layer class the reader has)
 SUPPORTS = {"Dense", "Dropout", "Activation", "LayerNormalization", "BatchNormalization",
             "Masking", "GlobalAveragePooling1D", "SimpleRNN", "GRU", "LSTM", "RNN", "Add",
-            "Subtract",
-            "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "TimeDistributed",
-            "Bidirectional"}  # fmt: skip
+            "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot",
+            "TimeDistributed", "Bidirectional", "ActivityRegularization", "AlphaDropout",
+            "GaussianDropout", "GaussianNoise", "SpatialDropout1D", "SpatialDropout2D",
+            "SpatialDropout3D", "Identity", "ReLU", "LeakyReLU", "ELU", "PReLU", "Softmax",
+            "Normalization", "Rescaling"}  # fmt: skip
 # Keras classes whose call takes mask= (filled in from the input's mask)
 TAKES_MASK = {"SimpleRNN", "GRU", "LSTM", "RNN", "GlobalAveragePooling1D", "BatchNormalization",
-              "TimeDistributed", "Bidirectional", "Lambda"}  # fmt: skip
+              "TimeDistributed", "Bidirectional", "Lambda", "Softmax"}  # fmt: skip
 MERGES = {"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate"}
 
 
@@ -182,7 +185,7 @@ def compute_mask(it: Interpreter, obj: Instance, args, kwargs, node):
         mask = _flatten([mask])[0] if isinstance(mask, (list, tuple)) else mask
         out = mask if obj.data.get("return_sequences") else None
         return [out, None, None, None] if obj.data.get("return_state") else out  # states: none
-    if name == "GlobalAveragePooling1D":
+    if name in ("GlobalAveragePooling1D", "Dot"):
         return None
     if name == "Lambda":  # Lambda(mask=): a function of (inputs, mask), or the mask itself
         given = obj.data.get("mask")

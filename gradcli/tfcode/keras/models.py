@@ -31,6 +31,9 @@ def _sequential_init(it: Interpreter, obj: Instance, args, kwargs, node):
         if is_symbolic(layer) and k == 0:
             shape = layer.data["shape"]
             continue
+        if k == 0 and isinstance(layer, Instance) and "output" in layer.data:  # an InputLayer
+            shape = layer.data["output"].data["shape"]
+            continue
         if not (isinstance(layer, Instance) and layer.layer is not None):
             it.refuse(node, f"a Sequential of {_describe(layer)}")
         if k == 0 and "input_shape" in layer.data:
@@ -92,6 +95,9 @@ def _sequential_add(it, obj, args, kwargs, node):
     if is_symbolic(layer) and not obj.data["layers"]:
         _sequential_build_shapes(it, obj, layer.data["shape"], node)
         return None
+    if isinstance(layer, Instance) and "output" in layer.data and not obj.data["layers"]:
+        _sequential_build_shapes(it, obj, layer.data["output"].data["shape"], node)
+        return None  # an InputLayer
     if not (isinstance(layer, Instance) and layer.layer is not None):
         it.refuse(node, f"Sequential.add of {_describe(layer)}")
     obj.data["layers"].append(layer)

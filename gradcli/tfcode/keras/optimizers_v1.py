@@ -1,12 +1,15 @@
-"""TF1's optimizers (tf.compat.v1.train.*Optimizer) in eager mode: `minimize(loss_fn,
-var_list=)` and `compute_gradients(loss_fn, var_list=)` are gradient calls (kinds "minimize"
-and "compute_gradients"); `apply_gradients` is read and ignored.
+"""TF1's optimizers (tf.compat.v1.train.*Optimizer): `minimize(loss, var_list=)` and
+`compute_gradients(loss, var_list=)` are gradient calls (kinds "minimize" and
+"compute_gradients"); `apply_gradients` is read and ignored. A loss tensor in graph mode is
+tf1_graph.py's; a loss function (eager, or graph mode) is read here.
 
 TensorFlow 2.21 (verified with tools/tf_code_reference.py): eager, the loss must be a
 callable (else RuntimeError "`loss` passed to Optimizer.compute_gradients should be a
 function when eager execution is enabled."); the optimizer calls it under a GradientTape that
-watches var_list, and takes tape.gradient(loss, var_list); minimize raises ValueError "No
-gradients provided for any variable, ..." when every gradient is None, and returns None.
+watches var_list, and takes tape.gradient(loss, var_list); without var_list it takes the
+tape's watched_variables(): the trainable variables the loss read, in creation order (not in
+the order it read them); minimize raises ValueError "No gradients provided for any variable,
+..." when every gradient is None, and returns None.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ from typing import TYPE_CHECKING
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
-from gradcli.tfcode.support import Raises
-from gradcli.tfcode.values import PyFunction, Tape
+from gradcli.tfcode.support import Raises, _describe
+from gradcli.tfcode.values import GraphOp, PyFunction, Tape
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -31,6 +34,14 @@ PARAMS = {
     "compute_gradients": ("loss", "var_list", "gate_gradients", "aggregation_method",
                           "colocate_gradients_with_ops", "grad_loss"),
 }  # fmt: skip
+WATCHED = "tape.watched_variables()"  # how a default var_list's variables are named
+NO_GRADIENTS = (
+    "No gradients provided for any variable, check your graph for ops that do not support gradients"
+)
+NO_VARIABLES_READ = (
+    "var_list defaults to the trainable variables the loss function reads (TensorFlow's "
+    "tape.watched_variables()), and it reads none"
+)
 NOT_CALLABLE = (
     "`loss` passed to Optimizer.compute_gradients should be a function when eager execution "
     "is enabled."
@@ -48,31 +59,43 @@ def _gradients(method: str):
             if k not in params:
                 it.refuse(node, f"{obj.cls.name}.{method}(..., {k}=...)")
             bound[k] = v
-        if it.graph_mode:
-            it.refuse(node, f"TF1 graph-mode {method}", "not read yet: use tf.gradients")
         loss, var_list = bound.get("loss"), bound.get("var_list")
+        if it.graph_mode and not isinstance(loss, PyFunction):  # a loss tensor: tf1_graph.py
+            from gradcli.tfcode.tf1_graph import graph_gradients
+
+            return graph_gradients(it, method, bound, node)
         if not isinstance(loss, PyFunction):
             fix = "in eager mode pass the loss as a function: minimize(lambda: loss, ...)"
             raise Raises("RuntimeError", NOT_CALLABLE, it.pos(node), fix)
         if bound.get("grad_loss") is not None:
             it.refuse(node, f"{method}(..., grad_loss=...)")
-        if not isinstance(var_list, (list, tuple)) or not var_list:
-            it.refuse(node, f"{method} without var_list", "give var_list=[...] of tf.Variables")
+        if var_list is not None and (not isinstance(var_list, (list, tuple)) or not var_list):
+            it.refuse(node, f"{method}(..., var_list={_describe(var_list)})", "give a list")
         it.all_tapes += 1
         tape = Tape(it.all_tapes, False, True, it.pos(node), start=len(it.g))
         tape.label = method
         tape.active = True
         it.tapes.append(tape)
+        read: list = []  # the trainable variables the loss reads (the tape watches them)
+        it.watchers.append(read)
         try:
-            it.tape_method(tape, "watch", [list(var_list)], {}, node)
+            if var_list is not None:
+                it.tape_method(tape, "watch", [list(var_list)], {}, node)
             value = it.call_function(loss, [], {}, node)
         finally:
+            it.watchers.remove(read)
             tape.end = len(it.g)
             tape.end_line = node.lineno
             tape.active = False
             it.tapes.remove(tape)
         asts = arg_asts(node, params)
         source_ast = asts[params.index("var_list")]
+        if var_list is None:  # TensorFlow takes tape.watched_variables(): creation order
+            var_list = sorted(read, key=lambda v: v.versions[0])
+            names = [f"{WATCHED}[{k}]" for k in range(len(var_list))]
+            source_ast = ast.List([ast.parse(n, mode="eval").body for n in names], ast.Load())
+            if not var_list:
+                raise Raises("ValueError", NO_GRADIENTS, it.pos(node), NO_VARIABLES_READ)
         target = ast.Name(id=f"{ast.unparse(asts[0]) if asts[0] is not None else 'loss'}()")
         kind = CallKind(method)
         call, lowered, raises = lower(
@@ -86,12 +109,11 @@ def _gradients(method: str):
         if all(g is None for g in grads):
             raise Raises(
                 "ValueError",
-                "No gradients provided for any variable, check your graph for ops that do not "
-                "support gradients",
+                NO_GRADIENTS,
                 it.pos(node),
                 "every gradient is None: the call's explanation names each one's cause",
             )
-        return None
+        return GraphOp(method) if it.graph_mode else None
 
     return Builtin(run)
 
@@ -102,7 +124,8 @@ def _init(it, obj, args, kwargs, node):
 
 
 def _ignored(it, obj, args, kwargs, node):
-    return None
+    """apply_gradients: read and ignored (graph mode: the train op, None in Session.run)."""
+    return GraphOp("apply_gradients") if it.graph_mode else None
 
 
 OPTIMIZER_V1 = Class(
@@ -113,6 +136,9 @@ OPTIMIZER_V1 = Class(
         "minimize": _gradients("minimize"),
         "compute_gradients": _gradients("compute_gradients"),
         "apply_gradients": Builtin(_ignored),
+        "GATE_NONE": 0,  # gate_gradients=: how TensorFlow orders the gradients' ops (no value
+        "GATE_OP": 1,  # changes), read and ignored
+        "GATE_GRAPH": 2,
     },
 )
 CLASSES = {f"tf.compat.v1.train.{n}": Class(n, (OPTIMIZER_V1,)) for n in NAMES}

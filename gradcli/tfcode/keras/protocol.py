@@ -185,6 +185,7 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
     from gradcli.tfcode.keras.functional import is_symbolic, symbolic_call
     from gradcli.tfcode.support import _flatten
 
+    _positional_tensors(it, obj, args, node)
     if any(is_symbolic(v) for v in _flatten([args, kwargs])):
         return symbolic_call(it, obj, args, kwargs, node)  # the functional API
     if obj.data.get("loaded") is not None:  # weights from model.load_weights: opaque
@@ -214,8 +215,11 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
         if "training" in params and training is not None:
             kwargs["training"] = training
     previous = masking.before_call(it, obj, fn, args, kwargs)
-    if not st.training:  # the outermost layer call: Keras clears the add_loss losses
+    from gradcli.tfcode.keras.noise_layers import clear_activity_losses, record_activity
+
+    if not st.training and not it.quiet:  # the outermost layer call clears add_loss losses
         clear_losses(obj)
+        clear_activity_losses(obj)
     st.training.append(training)
     try:
         with scoped(it, obj):
@@ -225,10 +229,7 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
                     call_member(it, obj, build, bowner, [shape_of(it, args[0])], {}, node)
                 lay.built = True
             out = call_member(it, obj, fn, owner, args, kwargs, node)
-            if obj.data.get("activity_regularizer") is not None:
-                from gradcli.tfcode.keras.regularizers import activity_losses
-
-                activity_losses(it, obj, out, node)
+            record_activity(it, obj, out, node)  # activity_regularizer=
             masking.after_call(it, obj, args, kwargs, out, previous, node)
             return out
     finally:
@@ -247,6 +248,24 @@ def clear_losses(obj: Instance) -> None:
         done.append(layer)
         layer.layer.losses.clear()
         stack.extend(sublayers(layer))
+
+
+def _positional_tensors(it: Interpreter, obj: Instance, args, node) -> None:
+    """Keras 3's Layer.__call__ takes only tensors positionally (`layer(x, True)` and
+    `layer([[1.0, 2.0]])` are its ValueError; preprocessing layers allow other values)."""
+    from gradcli.runtime.errors import GradcliError
+    from gradcli.tfcode.support import _flatten
+
+    if obj.data.get("non_tensor_args"):
+        return
+    for arg in _flatten(list(args)):
+        if isinstance(arg, (bool, int, float, str)):
+            raise GradcliError(
+                "ValueError: Only input tensors may be passed as positional arguments. The "
+                f"following argument value should be passed as a keyword argument: {arg} "
+                f"(of type {type(arg)})",
+                it.pos(node),
+            )
 
 
 class scoped:

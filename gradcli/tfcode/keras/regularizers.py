@@ -124,19 +124,23 @@ def penalty(it: Interpreter, reg, x, node):
 
 
 def layer_losses(it: Interpreter, obj: Instance, args, kwargs, node):
-    """layer.losses: what add_loss added (the layer's, then its sub-layers' in Keras's
-    _flatten_layers order), then a penalty for each regularized variable of
+    """layer.losses: each layer's own losses (what add_loss added, then its
+    activity_regularizer= penalties), the layer's first, then its sub-layers' in Keras's
+    _flatten_layers order; then a penalty for each regularized variable of
     layer.trainable_weights."""
     from gradcli.tfcode.keras.layers import all_variables, sublayers
 
-    out = list(obj.layer.losses)
+    def own(layer) -> list:
+        return list(layer.layer.losses) + list(layer.data.get("activity_losses", []))
+
+    out = own(obj)
     queue, seen = list(sublayers(obj)), set()
     while queue:  # Keras's deque: popleft, then extendleft(the layer's own sub-layers)
         layer = queue.pop(0)
         if id(layer) in seen:
             continue
         seen.add(id(layer))
-        out.extend(layer.layer.losses)
+        out.extend(own(layer))
         queue[:0] = list(reversed(sublayers(layer)))
     if not obj.layer.trainable:
         return out
@@ -172,7 +176,8 @@ def add_loss(it: Interpreter, obj: Instance, args, kwargs, node):
                 message = f"Exception encountered when calling {obj.cls.name}.call()."
                 raise Raises("ValueError", message, it.pos(node), text)
             raise Raises("ValueError", text, it.pos(node), "add a tensor (tf.constant(...))")
-    obj.layer.losses.extend(values)
+    if not (it.quiet or state(it).symbolic):  # not a stand-in call building a model
+        obj.layer.losses.extend(values)
     return None
 
 
@@ -192,21 +197,3 @@ def add_metric(it, obj, args, kwargs, node):
         message = f"Exception encountered when calling {obj.cls.name}.call()."
         raise Raises("NotImplementedError", message, it.pos(node), text)
     raise Raises("NotImplementedError", text, it.pos(node), "Keras 3 removed add_metric")
-
-
-def activity_losses(it: Interpreter, obj: Instance, outputs, node) -> None:
-    """activity_regularizer=: the penalty of each output tensor, divided by its batch size
-    (divide_no_nan; a scalar output's as it is), added as the layer's losses."""
-    from gradcli.tfcode.support import _flatten
-
-    reg = obj.data["activity_regularizer"]
-    for out in _flatten([outputs]):
-        if not isinstance(out, (Tensor, Variable)):
-            continue
-        loss = penalty(it, reg, out, node)
-        shape = it.g[it.tensor_id(out, read=False)].shape
-        if len(shape) > 0:
-            dtype = it.g[it.tensor_id(loss, read=False)].dtype
-            batch = it.leaf(np.asarray(shape[0], dtype=dtype), node)
-            loss = it.op_call("div_no_nan", [loss, batch], {}, node)
-        obj.layer.losses.append(loss)
