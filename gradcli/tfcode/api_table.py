@@ -533,8 +533,12 @@ NOT_YET: dict[str, str] = {}
 
 
 def lookup(dotted: str) -> TFOp | None:
-    """The table row for a dotted name (tf.*, np.* or tf.raw_ops.*), or None."""
+    """The table row for a dotted name (tf.*, np.*, tf.raw_ops.*, keras.ops.*), or None."""
     row = TF.get(dotted) or NP.get(dotted)
+    if row is None and "keras." in dotted:  # keras.ops, tf.keras.backend (api_keras.py)
+        from gradcli.tfcode.api_keras import KERAS
+
+        row = KERAS.get(dotted)
     if row is None and dotted.startswith("tf.raw_ops."):
         from gradcli.tfcode.api_raw_ops import RAW
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from gradcli.core.graph import FLOAT_DTYPES, INT_DTYPES, is_float
 from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode.api_keras_calls import missing_keras_name
 from gradcli.tfcode.branches import marked, untaken_reads
 from gradcli.tfcode.builtins import (
     BINOPS,
@@ -208,6 +209,8 @@ class ExpressionMixin:
                 return DATA_CONSTANTS[path]
             if path in ("np.pi", "np.e", "np.inf", "np.nan"):
                 return getattr(math, name)
+            if path.startswith("keras."):  # names Keras 3 lacks: TensorFlow's AttributeError
+                missing_keras_name(self, path, node)
             return Module(path)
         if isinstance(obj, tuple) and name in getattr(obj, "_fields", ()):
             return getattr(obj, name)  # TensorFlow's namedtuple results: top_k(x).values

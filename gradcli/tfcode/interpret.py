@@ -235,7 +235,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
                 if top in SYSTEM:  # refused by the scan; its uses are refused too
                     scope.vars[alias.asname or top] = Module("!" + alias.name)
                     continue
-                if top not in ("tensorflow", "numpy"):  # never imported: opaque names
+                if top not in ("tensorflow", "numpy", "keras"):  # never imported: opaque
                     name = alias.name if alias.asname else top
                     scope.vars[alias.asname or top] = Opaque(stmt.lineno, name)
                     continue
@@ -248,7 +248,7 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         module = stmt.module or ""
         if module.split(".")[0] in SYSTEM and not stmt.level:
             raise Refused()  # refused by the scan
-        if module.split(".")[0] not in ("tensorflow", "numpy") or stmt.level:
+        if module.split(".")[0] not in ("tensorflow", "numpy", "keras") or stmt.level:
             dotted = "." * stmt.level + module
             for alias in stmt.names:  # never imported: opaque names (`import *` refused)
                 scope.vars[alias.asname or alias.name] = Opaque(

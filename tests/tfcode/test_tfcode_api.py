@@ -9,8 +9,10 @@ from gradcli.tfcode import api_table as api
 
 
 def test_every_table_row_names_a_registered_op_and_its_attributes():
+    from gradcli.tfcode.api_keras import KERAS
+
     wrong = []
-    for name, row in {**api.TF, **api.NP}.items():
+    for name, row in {**api.TF, **api.NP, **KERAS}.items():
         op = REGISTRY.get(row.op)
         if op is None:
             wrong.append(f"{name}: no op {row.op}")
@@ -111,3 +113,13 @@ def test_argmax_output_type_in_specs():
     assert res.code == 0 and '"dtype": "int32"' in res.stdout
     res = invoke("eval", "-e", "argmax(x, output_type='float32')", "--at", "x=[1, 3]")
     assert res.code == 2 and "output_type must be 'int32' or 'int64'" in res.stderr
+
+
+def test_keras_rows_are_found_and_keras_handlers_are_not_rows():
+    from gradcli.tfcode.api_keras import KERAS
+    from gradcli.tfcode.api_keras_calls import HANDLERS
+
+    assert all(api.lookup(name) is row for name, row in KERAS.items())
+    assert not set(HANDLERS) & set(KERAS)  # a handler would shadow its row
+    assert api.lookup("keras.ops.mean").attrs["keepdims"] == ("keepdims", False)
+    assert api.lookup("tf.keras.backend.argmax").attrs["axis"] == ("axis", -1)  # legacy default

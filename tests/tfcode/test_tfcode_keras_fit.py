@@ -291,3 +291,23 @@ def test_a_multi_output_models_history_and_evaluate_follow_keras():
     rows = np.float32([0.3, 1.2, 2.1, 3.0, 3.9, 4.8, 5.7, 6.6]) - np.float32(1)
     want = np.mean(rows.astype(np.float64) ** 2) + 0.5 * np.mean(np.abs(rows))
     assert abs(float(it.value(loss.id)) - want) < 1e-5
+
+
+def test_fit_labels_its_nodes_y_pred_and_compiled_loss_not_the_statements_name():
+    """explain names the model's output in a fit call as Keras's train_step does (y_pred),
+    not `history` (the statement's target)."""
+    from gradcli.explain.analysis import explain_sum
+    from gradcli.tfcode import read_program
+
+    text = (
+        "import numpy as np\nimport tensorflow as tf\n"
+        "model = tf.keras.Sequential([tf.keras.Input(shape=(2,)),"
+        " tf.keras.layers.Dense(2, activation='relu', kernel_initializer='ones')])\n"
+        "model.compile(loss='mse')\n"
+        "history = model.fit(np.array([[-1.0, -2.0], [-1.0, -1.0]]), np.ones((2, 2)))\n"
+    )
+    [call] = read_program(text.encode(), "t.py").calls
+    pairs = explain_sum(call.problem, call.problem.wrt)
+    pair = pairs[call.problem.wrt[0]]
+    assert [c.node for c in pair.causes if c.kind == "inactive"] == ["y_pred"]
+    assert "history" not in pair.reason

@@ -14,10 +14,11 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from gradcli.tfcode import api_keras_calls as api_keras
 from gradcli.tfcode.keras import activation_layers as _activation_layers
 from gradcli.tfcode.keras import conv_transpose as _conv_transpose
 from gradcli.tfcode.keras import depthwise_layers as _depthwise_layers
-from gradcli.tfcode.keras import initializers
+from gradcli.tfcode.keras import initializers, loss_functions
 from gradcli.tfcode.keras import layers3d as _layers3d
 from gradcli.tfcode.keras import merging as _merging
 from gradcli.tfcode.keras import noise_layers as _noise_layers
@@ -99,6 +100,11 @@ def reader_names() -> list[str]:
     names += [f"tf.keras.{n}" for n in FUNCTIONS]
     names += [f"tf.keras.activations.{n}" for n in ACTIVATIONS]
     names += [f"tf.keras.initializers.{n}" for n in initializers.NAMES]
+    names += [f"tf.keras.losses.{n}" for n in loss_functions.FUNCTIONS]
+    names += [f"tf.keras.losses.{n}" for n in loss_functions.LEGACY]
+    names += [f"tf.keras.metrics.{n}" for n in loss_functions.METRIC_FUNCTIONS]
+    names += [f"tf.keras.metrics.{n}" for n in loss_functions.METRIC_ONLY]
+    names += api_keras.names()
     return names
 
 
@@ -127,6 +133,16 @@ def api_call(it: Interpreter, path: str, args, kwargs, node):
         return apply_activation(it, last, args, kwargs, node)
     if head == "initializers" and last in initializers.NAMES:
         return initializers.construct(it, last, args, kwargs, node)
+    if head == "losses" and last == "get":
+        return loss_functions.get(it, path, args, kwargs, node)
+    if head in ("losses", "metrics"):  # the loss functions (keras.metrics.<fn> too)
+        fn = loss_functions.canonical(path)
+        if fn is not None:
+            return loss_functions.call(it, fn, args, kwargs, node, path)
+        loss_functions.check_exists(it, path, node)
+    done = api_keras.call(it, path, args, kwargs, node)  # keras.ops, keras.backend
+    if done is not api_keras.NOT_KERAS:
+        return done
     if head == "losses" and last[:1].isupper():
         it.refuse(node, path, "the Keras loss classes read are " + ", ".join(LOSS_CLASSES))
     return NOT_KERAS  # a function of the table (keras.losses.mean_squared_error), or refused

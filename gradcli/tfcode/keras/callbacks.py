@@ -143,14 +143,24 @@ def _metric_init(it: Interpreter, obj: Instance, args, kwargs, node):
     return None
 
 
+def _metric_ignored(it, obj, args, kwargs, node):
+    return None
+
+
 def _metric_name(it, obj, args, kwargs, node):
     return obj.data["name"]
 
 
+IGNORED = ("__call__", "update_state", "result", "reset_state", "reset_states")
 METRIC = Class(
     "Metric",
     kind="metric",
-    methods={"__init__": Builtin(_metric_init), "name": Property(Builtin(_metric_name))},
+    methods={
+        "__init__": Builtin(_metric_init),
+        "name": Property(Builtin(_metric_name)),
+        # a metric never takes part in a gradient: its updates and result are ignored
+        **{m: Builtin(_metric_ignored) for m in IGNORED},
+    },
 )
 METRIC_NAMES = ("AUC", "Accuracy", "BinaryAccuracy", "BinaryCrossentropy", "BinaryIoU",
                 "CategoricalAccuracy", "CategoricalCrossentropy", "CategoricalHinge",

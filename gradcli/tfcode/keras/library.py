@@ -17,10 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gradcli.core.ops.keras_losses import same_rank
+from gradcli.tfcode.keras import loss_functions
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_member, state
 from gradcli.tfcode.support import _describe
-from gradcli.tfcode.values import PyFunction, Tensor, Variable
+from gradcli.tfcode.values import Module, PyFunction, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -141,7 +142,23 @@ LOSSES = {
     "SparseCategoricalCrossentropy": (
         "sparse_categorical_crossentropy", ("from_logits", "ignore_class", "axis")),
 }  # fmt: skip
-REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean")
+# Keras 3's other loss classes: keras.losses functions read op by op (loss_functions.py)
+OTHER_LOSSES = {
+    "Huber": "huber", "LogCosh": "log_cosh", "KLDivergence": "kl_divergence",
+    "Poisson": "poisson", "CosineSimilarity": "cosine_similarity", "Hinge": "hinge",
+    "SquaredHinge": "squared_hinge", "CategoricalHinge": "categorical_hinge",
+    "MeanSquaredLogarithmicError": "mean_squared_logarithmic_error",
+    "MeanAbsolutePercentageError": "mean_absolute_percentage_error",
+    "BinaryFocalCrossentropy": "binary_focal_crossentropy",
+    "CategoricalFocalCrossentropy": "categorical_focal_crossentropy",
+    "Dice": "dice", "Tversky": "tversky",
+}  # fmt: skip
+for _cls, _fn in OTHER_LOSSES.items():
+    LOSSES[_cls] = (_fn, tuple(k for k, _ in loss_functions.FUNCTIONS[_fn][1]))
+# the classes whose positional order is not (*options, reduction, name, dtype)
+PARAM_ORDER = {"Dice": ("reduction", "name", "axis", "dtype"),
+               "Tversky": ("alpha", "beta", "reduction", "name", "axis", "dtype")}  # fmt: skip
+REDUCTIONS = ("sum_over_batch_size", "sum", "none", None, "mean", "mean_with_sample_weight")
 CROSSENTROPIES = {"binary_crossentropy", "categorical_crossentropy",
                   "sparse_categorical_crossentropy"}  # fmt: skip
 
@@ -151,12 +168,26 @@ def _loss_init(it: Interpreter, obj: Instance, args, kwargs, node):
     options (from_logits=, label_smoothing=, axis=)."""
     fn, options = LOSSES.get(obj.cls.name, (None, ()))
     names = (*options, "reduction", "name", "dtype") if fn else ("name", "reduction", "dtype")
+    names = PARAM_ORDER.get(obj.cls.name, names)
     bound = dict(zip(names, args))
     for k, v in kwargs.items():
         if k not in names:
             it.refuse(node, f"{obj.cls.name}(..., {k}=...)")
         bound[k] = v
     reduction = bound.get("reduction", "sum_over_batch_size")
+    if isinstance(reduction, Module) and reduction.path.startswith("tf.keras.losses.Reduction."):
+        reduction = reduction.path.rsplit(".", 1)[1].lower()  # the legacy enum's strings
+    if reduction == "auto":
+        from gradcli.tfcode.support import Raises
+
+        raise Raises(
+            "ValueError",
+            "Invalid value for argument `reduction`. Expected one of {'sum_over_batch_size', "
+            "'mean_with_sample_weight', 'sum', 'mean', 'none', None}. Received: "
+            "reduction=auto",
+            it.pos(node),
+            "Keras 3 has no 'auto' reduction: 'sum_over_batch_size' is the default",
+        )
     if reduction not in REDUCTIONS:
         it.refuse(node, f"reduction={reduction!r}")
     if bound.get("ignore_class") is not None:
@@ -167,7 +198,7 @@ def _loss_init(it: Interpreter, obj: Instance, args, kwargs, node):
         fn=fn,
         reduction=reduction,
         dtype=_dtype(it, bound.get("dtype"), node),
-        attrs={k: bound[k] for k in ("from_logits", "label_smoothing", "axis") if k in bound},
+        attrs={k: bound[k] for k in options if k in bound and k != "ignore_class"},
     )
     return None
 
@@ -176,8 +207,13 @@ def _wrapper_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """LossFunctionWrapper.call: the keras.losses function (its op), per sample."""
     y_true, y_pred = args[0], args[1]
     op, attrs = obj.data["fn"], dict(obj.data["attrs"])
-    if op in CROSSENTROPIES and isinstance(y_pred, Tensor) and y_pred.id in state(it).logits:
-        y_pred = state(it).logits[y_pred.id]  # Keras uses the activation's logits
+    if op in loss_functions.FUNCTIONS:  # squeeze_or_expand_to_same_rank, then the function
+        y_true, y_pred = _same_rank(it, y_true, y_pred, node)
+        return loss_functions.call(it, op, [y_true, y_pred], attrs, node)
+    kind = "sigmoid" if op == "binary_crossentropy" else "softmax"
+    logits = loss_functions.logits_of(it, y_pred, kind) if op in CROSSENTROPIES else None
+    if logits is not None:
+        y_pred = logits  # Keras uses the activation's logits
         attrs["from_logits"] = True
     if op == "sparse_categorical_crossentropy":  # the backend casts the labels to int64
         i = it.tensor_id(y_true)
@@ -233,7 +269,7 @@ def _loss_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if weight is not None:
         values, weight = _same_rank(it, values, weight, node)
         values = it.op_call("mul", [values, weight], {}, node)
-    return _reduce(it, values, obj.data.get("reduction", "sum_over_batch_size"), node)
+    return _reduce(it, values, obj.data.get("reduction", "sum_over_batch_size"), node, weight)
 
 
 def _same_rank(it: Interpreter, a, b, node):
@@ -247,13 +283,15 @@ def _same_rank(it: Interpreter, a, b, node):
     return a, b
 
 
-def _reduce(it: Interpreter, values, reduction, node):
+def _reduce(it: Interpreter, values, reduction, node, weight=None):
     shape = tuple(it.g[it.tensor_id(values, read=False)].shape)
     if reduction in (None, "none") or shape in ((), (0,)):
         return values
     total = it.op_call("sum", [values], {}, node)
     if reduction == "sum":
         return total
+    if reduction == "mean_with_sample_weight" and weight is not None:  # sum / sum(weights)
+        return it.op_call("div_no_nan", [total, it.op_call("sum", [weight], {}, node)], {}, node)
     count = 1
     for d in shape:
         count *= d

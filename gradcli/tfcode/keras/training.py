@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.dataset_iteration import fit_batch, is_dataset
-from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, _to_dtype
+from gradcli.tfcode.keras import loss_functions
+from gradcli.tfcode.keras.library import LOSS, LOSS_CLASSES, OTHER_LOSSES, _to_dtype
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute, instantiate
 from gradcli.tfcode.support import Raises, Stop, _describe
@@ -47,6 +48,12 @@ LOSS_NAMES = {
     "binary_crossentropy": "BinaryCrossentropy",
     "categorical_crossentropy": "CategoricalCrossentropy",
     "sparse_categorical_crossentropy": "SparseCategoricalCrossentropy",
+    "BCE": "BinaryCrossentropy", "bce": "BinaryCrossentropy",
+    "MAPE": "MeanAbsolutePercentageError", "mape": "MeanAbsolutePercentageError",
+    "MSLE": "MeanSquaredLogarithmicError", "msle": "MeanSquaredLogarithmicError",
+    "KLD": "KLDivergence", "kld": "KLDivergence",
+    **{fn: cls for cls, fn in OTHER_LOSSES.items()},
+    **{cls: cls for cls in LOSS_CLASSES},
 }  # fmt: skip
 COMPILE_PARAMS = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics",
                   "run_eagerly", "steps_per_execution", "jit_compile",
@@ -78,9 +85,13 @@ USER_LOSS = Class("LossFunctionWrapper", (LOSS,), {"call": Builtin(_user_loss_ca
 
 def _loss_object(it: Interpreter, loss, node) -> Instance:
     """compile's loss= as the Loss object Keras calls."""
+    if isinstance(loss, Class) and loss.family() == "loss":  # a class: Keras makes one
+        return instantiate(it, loss, [], {}, node)
     name = loss
     if isinstance(loss, Module):
-        name = loss.path.rsplit(".", 1)[-1]
+        loss_functions.check_exists(it, loss.path, node)
+        fn = loss_functions.canonical(loss.path)
+        name = fn or loss.path.rsplit(".", 1)[-1]
     if isinstance(name, str):
         cls = LOSS_CLASSES.get(LOSS_NAMES.get(name, ""))
         if cls is None:
@@ -359,13 +370,27 @@ def compiled_loss(it: Interpreter, obj: Instance, compiled: dict, y, y_pred, sw,
     return total
 
 
+def _label(it: Interpreter, name: str, node) -> None:
+    """Label the nodes emitted from now on `name` (name@line where the name is taken)."""
+    pos = it.pos(node)
+    label = name if it.labels.get(name, pos).line == pos.line else f"{name}@{pos.line}"
+    it.labels.setdefault(label, pos)
+    it.label, it.target_name = label, None
+
+
 def step_loss(it: Interpreter, obj: Instance, compiled: dict, x, y, sw, node, training: bool):
     """Keras's compute_loss on one batch: the forward pass, the compiled loss, plus
     `model.losses` (regularizers, add_loss) as ops.sum([compiled, *losses])."""
-    y_pred = call_object(it, obj, [x], {"training": training}, node)
-    loss = None
-    if compiled["loss"] is not None:
-        loss = compiled_loss(it, obj, compiled, y, y_pred, sw, node)
+    saved = it.label, it.target_name  # Keras's y_pred and loss, not the statement's name
+    try:
+        _label(it, "y_pred", node)
+        y_pred = call_object(it, obj, [x], {"training": training}, node)
+        _label(it, "compiled loss", node)
+        loss = None
+        if compiled["loss"] is not None:
+            loss = compiled_loss(it, obj, compiled, y, y_pred, sw, node)
+    finally:
+        it.label, it.target_name = saved
     compiled["built"] = True
     extra = get_attribute(it, node, obj, "losses")  # regularizers, add_loss
     extra = list(extra) if isinstance(extra, list) else []
