@@ -223,6 +223,10 @@ class ExpressionMixin:
                 return len(self.g[self.tensor_id(obj, read=False)].shape)
             if name == "T":
                 return self.op_call("transpose", [obj], {}, node)
+            if name == "_keras_mask":  # Keras's mask on a layer's output (keras/masking.py)
+                from gradcli.tfcode.keras.masking import keras_mask
+
+                return keras_mask(self, obj, node)
             if isinstance(obj, Variable) and name == "trainable":
                 return obj.trainable
             if isinstance(obj, Variable) and name == "name":

@@ -72,6 +72,12 @@ READ = [
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
     "keras_fit_regularizers", "stored_variable_from_tensor", "stored_assign_from_tensor",
+    "keras_mask_embedding_rnn", "keras_mask_fit", "keras_mask_masking_layer",
+    "keras_mask_lstm_fit", "keras_mask_custom_layer", "keras_mask_merge_layers",
+    "keras_add_loss_layer", "keras_add_loss_fit", "keras_bidirectional_lstm",
+    "keras_bidirectional_merge_modes", "keras_time_distributed", "keras_add_loss_only",
+    "keras_bidirectional_text_model", "keras_add_loss_activity", "keras_mask_lambda",
+    "keras_mask_initial_state", "keras_rnn_cells",
     "keras_layers_activations", "keras_layers_merge_functions", "keras_layers_reshaping",
     "keras_layers_grouped_conv", "keras_layers_channels_first", "keras_layers_noise",
     "keras_layers_activity_regularization", "keras_layers_transpose_bilinear", "keras_layers_3d",
@@ -104,6 +110,7 @@ RAISES_FIRST = {
     "leaves_tape_tolist": "tolist",
     "tf1_optimizer_tensor_loss": "compute_gradients should be a function",
     "keras_embedding_out_of_range": "Embedding.call()",
+    "keras_add_metric": "Tracked.call()",
     "keras_layers_conv_channels_first": "Conv2D.call()",
     "data_map_numpy": "Cannot convert a symbolic tf.Tensor",
     "keras_losses_keras3_backend": "module 'keras.backend' has no attribute 'sqrt'",
@@ -120,7 +127,12 @@ RELATIVE["tf1_graph_losses"] = 1e-6
 # amplified where a gradient element is a difference of larger terms (the normalisation's
 # mean subtraction, the gates' products): within 5e-7 of each tensor's largest element
 RELATIVE.update(dict.fromkeys(("keras_layernorm", "keras_simple_rnn", "keras_gru", "keras_lstm",
-                               "keras_rnn_second_order"), 5e-5))  # fmt: skip
+                               "keras_rnn_second_order", "keras_mask_embedding_rnn",
+                               "keras_mask_fit", "keras_mask_lstm_fit", "keras_mask_custom_layer",
+                               "keras_bidirectional_lstm", "keras_bidirectional_merge_modes",
+                               "keras_mask_lambda", "keras_mask_initial_state",
+                               "keras_rnn_cells"),
+                              5e-5))  # fmt: skip
 # Softmax over two axes (exp(x - logsumexp)) and ELU: float32 exp/expm1 (as above), amplified in
 # softmax's gradient (a difference of products)
 RELATIVE["keras_layers_activations"] = 1e-5

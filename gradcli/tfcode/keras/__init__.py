@@ -53,8 +53,10 @@ from gradcli.tfcode.keras.protocol import (
     super_,
 )
 from gradcli.tfcode.keras.recurrent import CLASSES as RECURRENT_CLASSES
+from gradcli.tfcode.keras.rnn_cells import CLASSES as RNN_CELL_CLASSES
 from gradcli.tfcode.keras.train_steps import FUNCTIONS as STEP_FUNCTIONS
 from gradcli.tfcode.keras.train_steps import METRIC_METHODS, MODEL_METHODS, OPTIMIZER_METHODS
+from gradcli.tfcode.keras.wrappers import CLASSES as WRAPPER_CLASSES
 from gradcli.tfcode.values import Module, Opaque, PyFunction
 
 if TYPE_CHECKING:  # annotations only
@@ -74,7 +76,7 @@ CLASSES = {
     **{f"optimizers.{n}": c for n, c in OPTIMIZERS.items()},
     **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
-    **NORMALIZATION_CLASSES, **RECURRENT_CLASSES,
+    **NORMALIZATION_CLASSES, **RECURRENT_CLASSES, **WRAPPER_CLASSES, **RNN_CELL_CLASSES,
     **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
     **_depthwise_layers.CLASSES, **_noise_layers.CLASSES, **_preprocessing_layers.CLASSES,
     **_conv_transpose.CLASSES, **_layers3d.CLASSES,

@@ -173,11 +173,12 @@ def batch_size(it: Interpreter, given, steps, n: int, node) -> int:
     return 32
 
 
-def first_batch(it: Interpreter, bound: dict, node) -> Batch:
+def first_batch(it: Interpreter, bound: dict, node, y_optional: bool = False) -> Batch:
     """fit's first training batch: after validation_split, class_weight, batch_size and
-    steps_per_epoch, the first `size` samples (shuffle is noted by the caller)."""
+    steps_per_epoch, the first `size` samples (shuffle is noted by the caller); y may be
+    None for a model compiled without a loss (it trains on model.losses)."""
     x, y = bound.get("x"), bound.get("y")
-    if y is None:  # a tf.data dataset or generator would give (x, y, sample_weight) itself
+    if y is None and not y_optional:  # a dataset or generator gives (x, y, sample_weight)
         it.refuse(node, "model.fit without y (a dataset or generator)", "pass x and y arrays")
     sw = sample_weights(it, y, bound.get("sample_weight"), bound.get("class_weight"), node)
     notes: list[str] = []

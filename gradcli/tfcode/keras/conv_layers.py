@@ -399,11 +399,16 @@ def _global_init(rank: int, kind: str):
 def _global_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """reduce_mean / reduce_max over the steps (and rows) axes."""
     d = obj.data
-    if kwargs.get("mask") is not None:
+    mask = kwargs.pop("mask", None)
+    if mask is not None and (d["rank"], d["kind"]) != (1, "avg"):
         it.refuse(node, f"a {obj.cls.name} called with mask=")
     x = tensor_arg(it, obj, args, kwargs, node)
     if len(shape(it, x)) != d["rank"] + 2:
         it.refuse(node, f"a {obj.cls.name} on a rank-{len(shape(it, x))} input")
+    if mask is not None:  # the mean of the unmasked steps
+        from gradcli.tfcode.keras.masking import masked_mean
+
+        return masked_mean(it, x, mask, d["keepdims"], node)
     path = "tf.reduce_mean" if d["kind"] == "avg" else "tf.reduce_max"
     first = d.get("data_format") == "channels_first"
     axes = list(range(2, d["rank"] + 2)) if first else list(range(1, d["rank"] + 1))

@@ -93,9 +93,10 @@ RESHAPE = Class(
 
 
 # --- Embedding ---------------------------------------------------------------------------------
+# input_length= is accepted and ignored, as Keras 3 does (with a deprecation warning)
 EMBEDDING_NAMES = ("input_dim", "output_dim", "embeddings_initializer", "embeddings_regularizer",
                    "embeddings_constraint", "mask_zero", "weights", "lora_rank",
-                   "lora_alpha")  # fmt: skip
+                   "lora_alpha", "input_length")  # fmt: skip
 
 
 def _embedding_init(it: Interpreter, obj: Instance, args, kwargs, node):
@@ -106,8 +107,8 @@ def _embedding_init(it: Interpreter, obj: Instance, args, kwargs, node):
     for k in ("embeddings_constraint", "lora_rank", "weights"):
         if b.get(k) is not None:
             it.refuse(node, f"Embedding(..., {k}=...)")
-    if b.get("mask_zero"):
-        it.refuse(node, "Embedding(..., mask_zero=True)", "masks are not read")
+    if not isinstance(b.get("mask_zero", False), bool):
+        it.refuse(node, f"Embedding(mask_zero={_describe(b['mask_zero'])})", "give True or False")
     init = b.get("embeddings_initializer")
     if init in (None, "uniform"):
         init = Initializer("random_uniform")  # Keras's 'uniform': RandomUniform(-0.05, 0.05)
@@ -116,6 +117,7 @@ def _embedding_init(it: Interpreter, obj: Instance, args, kwargs, node):
         output_dim=_positive(it, b.get("output_dim"), "output_dim", node),
         embeddings_initializer=initializers.get(it, init, node, default="random_uniform"),
         embeddings_regularizer=regularizer(it, b.get("embeddings_regularizer"), node),
+        mask_zero=b.get("mask_zero", False),  # compute_mask: inputs != 0 (masking.py)
     )
     return None
 
@@ -251,8 +253,10 @@ def _lambda_init(it: Interpreter, obj: Instance, args, kwargs, node):
     fn = b.get("function")
     if not isinstance(fn, (PyFunction, Module, BoundMethod, Instance)):
         it.refuse(node, f"Lambda({_describe(fn)})", "give a def, a lambda or a tf function")
-    if b.get("mask") is not None:
-        it.refuse(node, "Lambda(..., mask=...)")
+    mask = b.get("mask")  # compute_mask: mask(inputs, previous_mask) or the tensor itself
+    if mask is not None and not isinstance(mask, (PyFunction, Tensor, Variable)):
+        it.refuse(node, f"Lambda(..., mask={_describe(mask)})", "give a def, lambda or tensor")
+    obj.data.update(mask=mask, supports_masking=mask is not None)
     arguments = b.get("arguments") or {}
     if not isinstance(arguments, dict):
         it.refuse(node, f"Lambda(..., arguments={_describe(arguments)})")
@@ -268,6 +272,8 @@ def _lambda_call(it: Interpreter, obj: Instance, args, kwargs, node):
         params = {a.arg for a in [*fn.args.args, *fn.args.kwonlyargs]}
         if "training" in params and state(it).training:
             extra["training"] = state(it).training[-1]
+        if "mask" in params:  # Keras passes the input's mask to a function that takes one
+            extra["mask"] = kwargs.get("mask")
         return it.call_function(fn, [x], extra, node)
     if isinstance(fn, Module):
         return it.call_api(fn.path, [x], extra, node, None)
@@ -316,6 +322,12 @@ def _merge_call(it: Interpreter, obj: Instance, args, kwargs, node):
             for _ in range(max(ranks) - ranks[k]):
                 v = it.op_call("expand_dims", [v], {"axis": 1}, node)
             inputs[k] = v
+    if name in ("Multiply", "Maximum", "Minimum"):
+        from gradcli.tfcode.keras.masking import masked_merge
+
+        out = masked_merge(it, name, list(inputs), node)  # None when no input is masked
+        if out is not None:
+            return out
     if name == "Concatenate":
         return it.call_api("tf.concat", [list(inputs)], {"axis": obj.data["axis"]}, node, None)
     if name == "Subtract":

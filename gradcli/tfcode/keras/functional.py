@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gradcli.tfcode.keras.layers import LAYER, MODEL, _dtype, _opt, layer_init
+from gradcli.tfcode.keras.layers import LAYER, MODEL, _opt, layer_init
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance, LayerState
 from gradcli.tfcode.keras.protocol import call_object, state
 from gradcli.tfcode.support import _describe, _flatten
@@ -96,7 +96,14 @@ def keras_input(it: Interpreter, args, kwargs, node) -> Instance:
     layer.layer = LayerState(name if isinstance(name, str) else state(it).unique("input_layer"))
     layer.layer.built = True
     n = Node(layer, [], {})
-    out = keras_tensor((kwargs.get("batch_size"), *shape), n, _dtype(it, kwargs.get("dtype"), node))
+    dtype = kwargs.get("dtype")
+    if dtype is not None:  # integer ids (an Embedding's input) as well as floats
+        from gradcli.tfcode.builtins import _dtype_arg
+
+        dtype = _dtype_arg(it, dtype, node)
+        if dtype not in ("float32", "float64", "int32", "int64"):
+            it.refuse(node, f"tf.keras.Input(dtype={dtype!r})")
+    out = keras_tensor((kwargs.get("batch_size"), *shape), n, dtype or "float32")
     n.outputs = [out]
     return out
 

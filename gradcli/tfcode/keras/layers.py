@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode.keras import initializers, regularizers, training
+from gradcli.tfcode.keras import initializers, masking, regularizers, training
 from gradcli.tfcode.keras.inference import MODEL_METHODS
 from gradcli.tfcode.keras.objects import (
     Builtin,
@@ -323,6 +323,10 @@ LAYER = Class(
         "non_trainable_variables": Property(_variables("non_trainable")),
         "non_trainable_weights": Property(_variables("non_trainable", seeds=False)),
         "losses": Property(Builtin(regularizers.layer_losses)),
+        "add_loss": Builtin(regularizers.add_loss),
+        "add_metric": Builtin(regularizers.add_metric),
+        "compute_mask": masking.COMPUTE_MASK,
+        "supports_masking": masking.SUPPORTS_MASKING,
         "summary": Builtin(_ignored),
     },
 )

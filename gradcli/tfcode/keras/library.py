@@ -246,6 +246,9 @@ def _loss_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if "y_true" not in bound or "y_pred" not in bound:
         it.refuse(node, "a loss called without y_true and y_pred")
     dtype = obj.data.get("dtype", "float32")
+    from gradcli.tfcode.keras.masking import get_mask, loss_weight
+
+    in_mask = get_mask(it, bound["y_pred"])  # y_pred._keras_mask, read before conversion
     labels_int = obj.data.get("fn") == "sparse_categorical_crossentropy"
     y_pred = _to_dtype(it, bound["y_pred"], dtype, node)
     y_true = bound["y_true"]
@@ -253,10 +256,17 @@ def _loss_call(it: Interpreter, obj: Instance, args, kwargs, node):
         y_true = _to_dtype(it, y_true, dtype, node)
     fn, owner = obj.cls.lookup("call")
     values = call_member(it, obj, fn, owner, [y_true, y_pred], {}, node)
+    out_mask = get_mask(it, values)
     values = _to_dtype(it, values, dtype, node)
     weight = bound.get("sample_weight")
     if weight is not None:
         weight = _to_dtype(it, weight, dtype, node)
+    if in_mask is not None and out_mask is not None:
+        in_mask = it.op_call("logical_and", [in_mask, out_mask], {}, node)
+    reduction = obj.data.get("reduction", "sum_over_batch_size")
+    mask = in_mask if in_mask is not None else out_mask
+    weight = loss_weight(it, mask, weight, values, reduction, dtype, node)
+    if weight is not None:
         values, weight = _same_rank(it, values, weight, node)
         values = it.op_call("mul", [values, weight], {}, node)
     return _reduce(it, values, obj.data.get("reduction", "sum_over_batch_size"), node, weight)

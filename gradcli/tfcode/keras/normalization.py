@@ -133,12 +133,15 @@ def _bn_build(it: Interpreter, obj: Instance, args, kwargs, node):
 def _bn_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """BatchNormalization.call(inputs, training=None): batch statistics (and the moving
     averages' update) when training on a trainable layer, else the moving statistics."""
+    mask = kwargs.pop("mask", None)  # Keras uses it only for the batch statistics
     x, rank = _input(it, obj, args, kwargs, node)
     d = obj.data
     st = state(it)
     training = kwargs.get("training")
     if training is None and st.training:
         training = st.training[-1]
+    if mask is not None and training and obj.layer.trainable:
+        it.refuse(node, "BatchNormalization training on a masked input (masked moments)")
     if isinstance(training, (Tensor, Variable)):
         it.refuse(node, "BatchNormalization(..., training=<a tensor>)", "give True or False")
     axis = _normalize_axis(it, d["axis"], rank, node, "BatchNormalization")

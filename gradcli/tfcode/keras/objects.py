@@ -86,6 +86,7 @@ class LayerState:
     # Keras 3's SeedGenerator states (Dropout, RNN cells): in `variables`, not in `weights`
     seeds: list = field(default_factory=list)
     untracked: list = field(default_factory=list)  # (attribute, raw tf.Variable) set on it
+    losses: list = field(default_factory=list)  # what self.add_loss added since the last call
     scope: tuple = ()  # the name scopes active when it was made (for variable paths)
 
 
@@ -151,6 +152,7 @@ class KerasState:
     symbolic: int = 0  # > 0 while a Sequential builds on a stand-in input (batch None)
     # id of a variables list a layer returned -> (the list, the layer, which list)
     listed: dict = field(default_factory=dict)
+    masks: dict = field(default_factory=dict)  # tensor node id -> its _keras_mask tensor
 
     def unique(self, base: str) -> str:
         """Keras's auto-name: base, base_1, base_2 ... per base, in creation order."""

@@ -180,7 +180,8 @@ def shape_of(it: Interpreter, value):
 
 def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """Keras 3's Layer.__call__: inputs cast to the compute dtype, build(input_shape) on the
-    first call (in the layer's name scope), then call(...)."""
+    first call (in the layer's name scope), then call(...), masks passed on (masking.py)."""
+    from gradcli.tfcode.keras import masking
     from gradcli.tfcode.keras.functional import is_symbolic, symbolic_call
     from gradcli.tfcode.support import _flatten
 
@@ -193,8 +194,10 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
     # inputs become tensors; floats are cast to the layer's dtype unless the layer sets
     # autocast = False (LayerNormalization)
     dtype = obj.data.get("dtype", "float32") if obj.data.get("autocast", True) else None
+    given = (args, kwargs)
     args = [autocast(it, a, dtype, node) for a in args]
     kwargs = {k: autocast(it, v, dtype, node) for k, v in kwargs.items()}
+    masking.keep_masks(it, given, (args, kwargs))
     fn, owner = obj.cls.lookup("call")
     if fn is None:
         it.refuse(node, f"calling a {obj.cls.name} that has no call method")
@@ -211,9 +214,11 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
                 kwargs.pop(k)
         if "training" in params and training is not None:
             kwargs["training"] = training
+    previous = masking.before_call(it, obj, fn, args, kwargs)
     from gradcli.tfcode.keras.noise_layers import clear_activity_losses, record_activity
 
     if not st.training and not it.quiet:  # the outermost layer call clears add_loss losses
+        clear_losses(obj)
         clear_activity_losses(obj)
     st.training.append(training)
     try:
@@ -224,10 +229,25 @@ def layer_call(it: Interpreter, obj: Instance, args, kwargs, node):
                     call_member(it, obj, build, bowner, [shape_of(it, args[0])], {}, node)
                 lay.built = True
             out = call_member(it, obj, fn, owner, args, kwargs, node)
-        record_activity(it, obj, out, node)  # activity_regularizer=
-        return out
+            record_activity(it, obj, out, node)  # activity_regularizer=
+            masking.after_call(it, obj, args, kwargs, out, previous, node)
+            return out
     finally:
         st.training.pop()
+
+
+def clear_losses(obj: Instance) -> None:
+    """Layer._clear_losses: the layer's add_loss losses and its sub-layers' (recursively)."""
+    from gradcli.tfcode.keras.layers import sublayers
+
+    stack, done = [obj], []
+    while stack:
+        layer = stack.pop()
+        if any(layer is d for d in done) or layer.layer is None:
+            continue
+        done.append(layer)
+        layer.layer.losses.clear()
+        stack.extend(sublayers(layer))
 
 
 def _positional_tensors(it: Interpreter, obj: Instance, args, node) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 from gradcli.tfcode.keras import initializers
 from gradcli.tfcode.keras.layers import LAYER, _opt, add_seed_generator, layer_init, make_weight
 from gradcli.tfcode.keras.library import activation
+from gradcli.tfcode.keras.masking import masked_step
 from gradcli.tfcode.keras.objects import Builtin, Class, Initializer, Instance, LayerState
 from gradcli.tfcode.keras.protocol import scoped
 from gradcli.tfcode.support import _describe
@@ -84,12 +85,21 @@ def _rnn_init(it: Interpreter, obj: Instance, args, kwargs, node):
               "unit_forget_bias"):  # fmt: skip
         if not isinstance(flags[k], bool):
             it.refuse(node, f"{kind}({k}={_describe(flags[k])})", "give True or False")
-    cell_name, gates = KINDS[kind]
+    cell_name = KINDS[kind][0]
     cell = Instance(CELL)
     cell.layer = LayerState(cell_name, obj.layer.trainable)
     add_seed_generator(it, cell, node)  # the cell's, for its dropout masks
-    cell.data.update(
-        kind=kind, units=units, gates=gates, dtype=obj.data.get("dtype", "float32"),
+    cell.data.update(cell_data(it, kind, bound, obj.data.get("dtype", "float32"), node))
+    cell.data.update(reset_after=flags["reset_after"], unit_forget_bias=flags["unit_forget_bias"])
+    obj.data.update(flags)
+    obj.attrs["cell"] = cell
+    return None
+
+
+def cell_data(it: Interpreter, kind: str, bound: dict, dtype: str, node) -> dict:
+    """What a SimpleRNN/GRU/LSTM cell keeps: units, gates, activations, initializers."""
+    return dict(
+        kind=kind, units=bound["units"], gates=KINDS[kind][1], dtype=dtype,
         activation=activation(it, bound.get("activation", "tanh"), node),
         recurrent_activation=activation(it, bound.get("recurrent_activation", "sigmoid"), node),
         use_bias=bool(bound.get("use_bias", True)),
@@ -98,11 +108,9 @@ def _rnn_init(it: Interpreter, obj: Instance, args, kwargs, node):
         recurrent_init=initializers.get(it, bound.get("recurrent_initializer"), node,
                                         default="orthogonal"),
         bias_init=initializers.get(it, bound.get("bias_initializer"), node, default="zeros"),
-        reset_after=flags["reset_after"], unit_forget_bias=flags["unit_forget_bias"],
+        reset_after=bound.get("reset_after", True),
+        unit_forget_bias=bound.get("unit_forget_bias", True),
     )  # fmt: skip
-    obj.data.update(flags)
-    obj.attrs["cell"] = cell
-    return None
 
 
 def _rnn_build(it: Interpreter, obj: Instance, args, kwargs, node):
@@ -111,29 +119,33 @@ def _rnn_build(it: Interpreter, obj: Instance, args, kwargs, node):
         it.refuse(node, f"{obj.cls.name}.build({_describe(shape)})", "give (batch, time, dim)")
     if len(shape) != 3:
         it.refuse(node, f"a {obj.cls.name} layer on a rank-{len(shape)} input", "give rank 3")
-    cell = obj.attrs["cell"]
-    d = cell.data
-    u, k, dtype = d["units"], d["gates"], d["dtype"]
     with scoped(it, obj):
-        cell.attrs["kernel"] = make_weight(
-            it, cell, "kernel", (shape[-1], k * u), dtype, d["kernel_init"], True, node
-        )
-        cell.attrs["recurrent_kernel"] = make_weight(
-            it, cell, "recurrent_kernel", (u, k * u), dtype, d["recurrent_init"], True, node
-        )
-        cell.attrs["bias"] = None
-        if d["use_bias"]:
-            shape_b = (2, 3 * u) if d["kind"] == "GRU" and d["reset_after"] else (k * u,)
-            init = d["bias_init"]
-            if d["kind"] == "LSTM" and d["unit_forget_bias"]:
-                # Keras's bias initializer: [init(units), ones(units), init(2 * units)]
-                parts = [initializers.value(it, init, (u,), dtype, node), np.ones(u, dtype),
-                         initializers.value(it, init, (2 * u,), dtype, node)]  # fmt: skip
-                init = Initializer("constant", np.concatenate(parts))
-            cell.attrs["bias"] = make_weight(it, cell, "bias", shape_b, dtype, init, True, node)
-    cell.layer.built = True
+        build_cell(it, obj.attrs["cell"], shape[-1], node)
     obj.layer.built = True
     return None
+
+
+def build_cell(it: Interpreter, cell: Instance, input_dim: int, node) -> None:
+    """The cell's kernel, recurrent_kernel and bias (in the scopes entered, then the cell's)."""
+    d = cell.data
+    u, k, dtype = d["units"], d["gates"], d["dtype"]
+    cell.attrs["kernel"] = make_weight(
+        it, cell, "kernel", (input_dim, k * u), dtype, d["kernel_init"], True, node
+    )
+    cell.attrs["recurrent_kernel"] = make_weight(
+        it, cell, "recurrent_kernel", (u, k * u), dtype, d["recurrent_init"], True, node
+    )
+    cell.attrs["bias"] = None
+    if d["use_bias"]:
+        shape_b = (2, 3 * u) if d["kind"] == "GRU" and d["reset_after"] else (k * u,)
+        init = d["bias_init"]
+        if d["kind"] == "LSTM" and d["unit_forget_bias"]:
+            # Keras's bias initializer: [init(units), ones(units), init(2 * units)]
+            parts = [initializers.value(it, init, (u,), dtype, node), np.ones(u, dtype),
+                     initializers.value(it, init, (2 * u,), dtype, node)]  # fmt: skip
+            init = Initializer("constant", np.concatenate(parts))
+        cell.attrs["bias"] = make_weight(it, cell, "bias", shape_b, dtype, init, True, node)
+    cell.layer.built = True
 
 
 def _split(it, x, n: int, axis: int, node) -> list:
@@ -215,30 +227,48 @@ def _rnn_call(it: Interpreter, obj: Instance, args, kwargs, node):
     x = _opt(args, kwargs, 0, "sequences")
     if not isinstance(x, (Tensor, Variable)):
         it.refuse(node, f"a {obj.cls.name} layer called on {_describe(x)}")
-    if _opt(args, kwargs, 2, "mask") is not None:
-        it.refuse(node, f"{obj.cls.name}(..., mask=...)")
+    mask = _opt(args, kwargs, 2, "mask")
+    if isinstance(mask, (list, tuple)):
+        mask = mask[0] if mask else None
+    if mask is not None and not isinstance(mask, (Tensor, Variable)):
+        it.refuse(node, f"{obj.cls.name}(..., mask={_describe(mask)})")
     shape = it.g[it.tensor_id(x, read=False)].shape
     if len(shape) != 3:
         it.refuse(node, f"a {obj.cls.name} layer on a rank-{len(shape)} input")
     cell = obj.attrs["cell"]
-    d = cell.data
-    n_states = 2 if d["kind"] == "LSTM" else 1
+    sizes, dtype = state_sizes(it, cell, obj, node)
     initial = _opt(args, kwargs, 1, "initial_state")
     if initial is None:
-        zeros = np.zeros((shape[0], d["units"]), dtype=d["dtype"])
-        states = [it.leaf(zeros, node) for _ in range(n_states)]
+        states = [it.leaf(np.zeros((shape[0], n), dtype=dtype), node) for n in sizes]
     else:
         states = list(initial) if isinstance(initial, (list, tuple)) else [initial]
-        if len(states) != n_states or not all(isinstance(s, (Tensor, Variable)) for s in states):
+        if len(states) != len(sizes) or not all(isinstance(s, (Tensor, Variable)) for s in states):
             it.refuse(node, f"{obj.cls.name}(..., initial_state={_describe(initial)})")
     steps = it.op_call("unstack", [x], {"axis": 1}, node) if shape[1] else []
+    masks = [None] * len(steps)
+    if mask is not None:
+        if mask_shape(it, mask) != tuple(shape[:2]):
+            it.refuse(node, f"a {obj.cls.name} mask of shape {mask_shape(it, mask)}")
+        if it.g[it.tensor_id(mask, read=False)].dtype != "bool":
+            mask = it.op_call("cast", [mask], {"dtype": "bool"}, node)
+        masks = it.op_call("unstack", [mask], {"axis": 1}, node)
     if obj.data["go_backwards"]:
-        steps = steps[::-1]
+        steps, masks = steps[::-1], masks[::-1]
     if not steps:
         it.refuse(node, f"a {obj.cls.name} layer over zero time steps")
     outputs = []
-    for xt in steps:
-        out, states = _step(it, cell, xt, states, node)
+    previous = None
+    for xt, mt in zip(steps, masks):
+        new, new_states = cell_step(it, cell, xt, states, kwargs.get("training"), node)
+        if mt is None:
+            out, states = new, new_states
+        else:  # a masked step keeps the states, and the previous output (or zeros)
+            if previous is None or obj.data["zero_output_for_mask"]:
+                zeros = np.zeros(it.g[it.tensor_id(new, read=False)].shape, dtype=dtype)
+                previous = it.leaf(zeros, node)
+            out = masked_step(it, mt, new, previous, node)
+            states = [masked_step(it, mt, n, o, node) for n, o in zip(new_states, states)]
+        previous = out
         outputs.append(out)
     result = outputs[-1]
     if obj.data["return_sequences"]:
@@ -246,6 +276,41 @@ def _rnn_call(it: Interpreter, obj: Instance, args, kwargs, node):
     if obj.data["return_state"]:
         return (result, *states)
     return result
+
+
+def state_sizes(it: Interpreter, cell: Instance, obj: Instance, node) -> tuple:
+    """The cell's state sizes and dtype: units (twice for LSTM) for Keras's cells, the
+    `state_size` (an int or a list) a user's cell sets."""
+    if "kind" in cell.data:
+        d = cell.data
+        return [d["units"]] * (2 if d["kind"] == "LSTM" else 1), d["dtype"]
+    size = cell.attrs.get("state_size")
+    sizes = list(size) if isinstance(size, (list, tuple)) else [size]
+    if not sizes or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
+        it.refuse(node, f"an RNN cell whose state_size is {_describe(size)}", "give ints")
+    return sizes, cell.data.get("dtype", obj.data.get("dtype", "float32"))
+
+
+def cell_step(it: Interpreter, cell: Instance, x, states: list, training, node) -> tuple:
+    """One step: Keras's cells as their call (_step), a user's cell through its __call__
+    (cell(inputs, states) -> (output, new states))."""
+    if "kind" in cell.data:
+        return _step(it, cell, x, states, node)
+    from gradcli.tfcode.keras.protocol import call_object
+
+    extra = {} if training is None else {"training": training}
+    result = call_object(it, cell, [x, list(states)], extra, node)
+    if not isinstance(result, (list, tuple)) or len(result) != 2:
+        it.refuse(node, f"an RNN cell returning {_describe(result)}", "return (output, states)")
+    out, new_states = result
+    new_states = list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
+    if len(new_states) != len(states):
+        it.refuse(node, f"an RNN cell returning {len(new_states)} states for {len(states)}")
+    return out, new_states
+
+
+def mask_shape(it: Interpreter, mask) -> tuple:
+    return tuple(it.g[it.tensor_id(mask, read=False)].shape)
 
 
 def _cell_call(it: Interpreter, obj: Instance, args, kwargs, node):

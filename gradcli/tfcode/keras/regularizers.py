@@ -10,6 +10,9 @@ Keras 3 on TensorFlow 2.21 (verified with Keras 3.15.1):
   inside it): the losses the layer and its sub-layers added, then one penalty per variable
   of `layer.trainable_weights` that has a regularizer, in that order; a frozen layer's
   variables have none.
+- `self.add_loss(t)` keeps tensors on the layer until its next outermost call (Layer.__call__
+  clears the layer's and its sub-layers', protocol.clear_losses); `add_metric` is gone from
+  Keras 3 (NotImplementedError).
 """
 
 from __future__ import annotations
@@ -121,11 +124,24 @@ def penalty(it: Interpreter, reg, x, node):
 
 
 def layer_losses(it: Interpreter, obj: Instance, args, kwargs, node):
-    """layer.losses: a penalty for each regularized variable of layer.trainable_weights."""
-    from gradcli.tfcode.keras.layers import all_variables
-    from gradcli.tfcode.keras.noise_layers import activity_losses
+    """layer.losses: each layer's own losses (what add_loss added, then its
+    activity_regularizer= penalties), the layer's first, then its sub-layers' in Keras's
+    _flatten_layers order; then a penalty for each regularized variable of
+    layer.trainable_weights."""
+    from gradcli.tfcode.keras.layers import all_variables, sublayers
 
-    out = activity_losses(obj)  # activity_regularizer= penalties of the last call
+    def own(layer) -> list:
+        return list(layer.layer.losses) + list(layer.data.get("activity_losses", []))
+
+    out = own(obj)
+    queue, seen = list(sublayers(obj)), set()
+    while queue:  # Keras's deque: popleft, then extendleft(the layer's own sub-layers)
+        layer = queue.pop(0)
+        if id(layer) in seen:
+            continue
+        seen.add(id(layer))
+        out.extend(own(layer))
+        queue[:0] = list(reversed(sublayers(layer)))
     if not obj.layer.trainable:
         return out
     for var in all_variables(obj, seeds=False):
@@ -133,3 +149,51 @@ def layer_losses(it: Interpreter, obj: Instance, args, kwargs, node):
         if var.keras_trainable and reg is not None:
             out.append(penalty(it, reg, var, node))
     return out
+
+
+def add_loss(it: Interpreter, obj: Instance, args, kwargs, node):
+    """self.add_loss(loss): tensors kept on the layer until its next outermost call (Keras
+    3's ValueError for anything but tensors)."""
+    from gradcli.tfcode.keras.protocol import state
+    from gradcli.tfcode.support import Raises, _flatten
+
+    if obj.cls.name == "Functional":  # keras/src/models/functional.py: not implemented
+        raise Raises(
+            "NotImplementedError",
+            "",
+            it.pos(node),
+            "a functional model has no add_loss in Keras 3: add the loss in a layer's call "
+            "(self.add_loss) or to the loss you differentiate",
+        )
+    values = _flatten([args[0] if args else kwargs.get("loss")])
+    for x in values:
+        if not (isinstance(x, Variable) or (isinstance(x, Tensor) and x.kind == "tf")):
+            text = (
+                "`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
+                f"input. Received invalid value: {_describe(x)}"
+            )
+            if state(it).training:  # inside a layer's call: Keras's message names the layer
+                message = f"Exception encountered when calling {obj.cls.name}.call()."
+                raise Raises("ValueError", message, it.pos(node), text)
+            raise Raises("ValueError", text, it.pos(node), "add a tensor (tf.constant(...))")
+    if not (it.quiet or state(it).symbolic):  # not a stand-in call building a model
+        obj.layer.losses.extend(values)
+    return None
+
+
+def add_metric(it, obj, args, kwargs, node):
+    """Keras 3 has no add_metric: NotImplementedError (inside a call, Keras's message names
+    the layer whose call raised)."""
+    from gradcli.tfcode.keras.protocol import state
+    from gradcli.tfcode.support import Raises
+
+    text = (
+        "Layer `add_metric()` method is deprecated. Add your metric in "
+        "`Model.compile(metrics=[...])`, or create metric trackers in init() or build() when "
+        "subclassing the layer or model, then call `metric.update_state()` whenever necessary."
+    )
+    st = state(it)
+    if st.training:  # raised inside a layer's call
+        message = f"Exception encountered when calling {obj.cls.name}.call()."
+        raise Raises("NotImplementedError", message, it.pos(node), text)
+    raise Raises("NotImplementedError", text, it.pos(node), "Keras 3 removed add_metric")

@@ -187,7 +187,7 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
     bound = _bind(it, FIT_PARAMS, args, kwargs, node, "model.fit")
     if train_steps.defines(obj, "train_step"):  # the class's own step (train_steps.py)
         return train_steps.fit(it, obj, bound, node)
-    _compiled(it, obj, node)
+    compiled = _compiled(it, obj, node)
     cbs = callbacks.callback_list(it, bound.get("callbacks"), node)
     validation = bound.get("validation_data")
     if is_dataset(bound.get("x")):  # the dataset's first element is the first batch
@@ -197,7 +197,7 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
             isinstance(validation, (list, tuple)) and len(validation) in (2, 3)
         ):
             it.refuse(node, f"validation_data={_describe(validation)}", "give (x_val, y_val)")
-        batch = batches.first_batch(it, bound, node)
+        batch = batches.first_batch(it, bound, node, y_optional=compiled["loss"] is None)
     epochs, first = bound.get("epochs", 1), bound.get("initial_epoch", 0)
     validating = validation is not None or bool(bound.get("validation_split"))
     last = epochs - 1 if isinstance(epochs, int) else 0
@@ -250,13 +250,14 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     bound = _bind(it, BATCH_PARAMS, args, kwargs, node, "model.train_on_batch")
     if train_steps.defines(obj, "train_step"):  # the class's own step (train_steps.py)
         return train_steps.train_on_batch(it, obj, bound, node)
-    _compiled(it, obj, node)
-    if bound.get("y") is None:
+    compiled = _compiled(it, obj, node)
+    if bound.get("y") is None and compiled["loss"] is not None:  # else: model.losses only
         it.refuse(node, "model.train_on_batch without y", "pass x and y arrays")
     sw = batches.sample_weights(
-        it, bound["y"], bound.get("sample_weight"), bound.get("class_weight"), node, True
+        it, bound.get("y"), bound.get("sample_weight"), bound.get("class_weight"), node, True
     )
-    x, y, sw = (batches.rows(it, v, 0, None, node) for v in (bound.get("x"), bound["y"], sw))
+    data = (bound.get("x"), bound.get("y"), sw)
+    x, y, sw = (batches.rows(it, v, 0, None, node) for v in data)
     trained = obj.data.get("trained")
     loss = train_step(it, obj, x, y, node, trained_note(obj), sw)
     obj.data.setdefault("trained", node.lineno)
