@@ -233,6 +233,14 @@ expr(
     lambda v: tf.math.cumulative_logsumexp(v.x) * v.w,
     note=LSE,
 )
+hessian(
+    "h_cumulative_logsumexp_zero_upstream",
+    "sum(cumulative_logsumexp(x) * (x - x))",
+    {"x": [0.0, 0.5, -1.0]},
+    lambda v: tf.reduce_sum(tf.math.cumulative_logsumexp(v.x) * (v.x - v.x)),
+    note="TensorFlow's rule takes log of the upstream gradient where it is positive "
+    "(where(g > 0, log(g), min)): with g = 0 the second derivative is log's 0 * inf, nan",
+)
 expr(
     "cumulative_logsumexp_neg_inf",
     "cumulative_logsumexp(x) * w",
