@@ -150,7 +150,7 @@ def _shifted(x0, direction, h):
     if isinstance(direction, int):  # one element
         if np.ndim(x0) == 0:
             return x0 + h
-        x = np.array(x0, dtype=np.float64)
+        x = np.array(x0, dtype=np.float64, order="C")  # reshape(-1) must be a view
         x.reshape(-1)[direction] += h
         return x
     return x0 + h * direction

@@ -616,3 +616,25 @@ def test_eval_check_samples_at_most_32_elements():
         assert "eval's sample of 32" in v["note"] and v["directional"]["ok"] is True
     full = check_json(spec("mlp.yaml"))
     assert sum(v["checked"] for v in full["inputs"].values()) == 131
+
+
+def test_finite_differences_perturb_an_input_held_in_fortran_order():
+    """A target value held transposed (Keras's orthogonal initializer: an F-ordered array)
+    must be perturbed too: reshape(-1) of an F-ordered copy is not a view (the derivative
+    came out 0 and the check said DISAGREE for LSTM recurrent kernels)."""
+    from gradcli import api
+    from gradcli.check import finite_differences as finite
+    from gradcli.check.conventions import forward_values
+
+    ev = api.grad("sum(sin(w) * w)", {"w": np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])})
+    problem = ev.problem
+    values = forward_values(problem.graph, problem.outputs)
+    t = problem.wrt[0]
+    values[t] = np.asfortranarray(values[t])
+    loss = finite.Loss(problem, values)
+    x0 = finite.to64(values[t])
+    assert not x0.flags.c_contiguous
+    w = np.asarray(x0).reshape(-1)
+    for k in range(w.size):
+        estimate, _ = finite.derivative(loss, t, loss.chain(t), x0, k, abs(w[k]), 1e-8, 1e-10)
+        assert np.isclose(estimate, np.sin(w[k]) + w[k] * np.cos(w[k]), rtol=1e-7)
