@@ -153,6 +153,7 @@ def run_one(path: Path, values: str) -> dict:
         text = lines[-1] if lines[0] == "in user code:" else lines[0]
         if isinstance(e, BaseException) and text.startswith(type(e).__name__ + ": "):
             text = text[len(type(e).__name__) + 2 :]
+        text = re.sub(r" at 0x[0-9a-fA-F]+", "", text)  # object addresses differ per run
         return text.replace(str(ROOT) + os.sep, "")
 
     def mode_of(value):
