@@ -15,8 +15,6 @@ float64 and rounded (TensorFlow uses float variants).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import math
 import sys
@@ -30,6 +28,9 @@ MACHEP = 2.0**-53  # Cephes' MACHEP for double: the zeta series stops below it
 @functools.cache
 def _c_lgamma():
     """The C library's lgamma, or None where no C math library can be loaded."""
+    import ctypes  # here: ctypes.util alone costs ~5 ms of every command's start-up
+    import ctypes.util
+
     names = ["libm.so.6"] if sys.platform.startswith("linux") else []
     found = ctypes.util.find_library("m")
     names += [found] if found else []
