@@ -7,7 +7,14 @@ import itertools
 
 import numpy as np
 
-from gradcli.tfcode.dataset_methods import _apply, _derive, _function, _keep
+from gradcli.tfcode.dataset_methods import (
+    _apply,
+    _derive,
+    _function,
+    _keep,
+    batched_card,
+    chunks,
+)
 from gradcli.tfcode.datasets import (
     INFINITE,
     UNKNOWN,
@@ -41,16 +48,10 @@ def _padded_batch(it, ds: Dataset, args, kwargs, node):
     drop = bound.get("drop_remainder", False)
     shapes = _per_component(it, ds, bound.get("padded_shapes"), node, "padded_shapes", True)
     values = _per_component(it, ds, bound.get("padding_values"), node, "padding_values")
-    card = ds.card
-    if card >= 0:
-        card = card // size if drop else -(-card // size)
+    card = batched_card(ds.card, size, drop)
 
     def source():
-        items = ds.source()
-        while True:
-            chunk = list(itertools.islice(items, size))
-            if not chunk or (drop and len(chunk) < size):
-                return
+        for chunk in chunks(ds.source(), size, drop):
             columns = [_leaves(e) for e in chunk]
             out = []
             for c in range(len(columns[0])):

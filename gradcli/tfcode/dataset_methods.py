@@ -57,16 +57,10 @@ def _batch(it, ds: Dataset, args, kwargs, node):
     drop = bound.get("drop_remainder", False)
     if not isinstance(drop, bool):
         it.refuse(node, f"drop_remainder={_describe(drop)}", "give True or False")
-    card = ds.card
-    if card >= 0:
-        card = card // size if drop else -(-card // size)
+    card = batched_card(ds.card, size, drop)
 
     def source():
-        items = ds.source()
-        while True:
-            chunk = list(itertools.islice(items, size))
-            if not chunk or (drop and len(chunk) < size):
-                return
+        for chunk in chunks(ds.source(), size, drop):
             yield _stack(it, chunk, node)
 
     spec = _respec(ds, lambda shape: (size if drop else None, *shape))
@@ -357,6 +351,23 @@ METHODS = {
     "cache": _same("cache", ("filename", "name")),
     "as_numpy_iterator": _as_numpy_iterator, "cardinality": _cardinality,
 }  # fmt: skip
+
+
+def batched_card(card: int, size: int, drop: bool) -> int:
+    """The cardinality after batch(size, drop_remainder=drop) (negative: unknown/infinite)."""
+    if card < 0:
+        return card
+    return card // size if drop else -(-card // size)
+
+
+def chunks(items, size: int, drop: bool):
+    """Consecutive lists of `size` elements; the short last one unless drop."""
+    while True:
+        chunk = list(itertools.islice(items, size))
+        if not chunk or (drop and len(chunk) < size):
+            return
+        yield chunk
+
 
 from gradcli.tfcode.dataset_extra import EXTRA  # noqa: E402 (it builds on the methods above)
 
