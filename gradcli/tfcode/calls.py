@@ -154,6 +154,20 @@ def crosses_unread_code(it: Interpreter, node, kind, target, sources, seeds, mod
     return True
 
 
+def _updated_notes(it: Interpreter, named) -> list[str]:
+    """A note when sources were updated by an optimizer earlier (apply_gradients): their
+    values in TensorFlow have moved, gradcli's (which does not train) have not."""
+    lines = {it.updated[id(v)]: n for v, n in named if id(v) in it.updated}
+    if not lines:
+        return []
+    where = ", ".join(f"line {k}" for k in sorted(lines))
+    return [
+        f"an optimizer updated the variables at {where} (apply_gradients) before this call: "
+        "TensorFlow computes this gradient at the updated values, gradcli at the values "
+        "before (it does not train), so the numbers differ; None-ness and causes do not"
+    ]
+
+
 def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts, stops=()):
     """The call, its Problem lowered over what the tape saw, and what TensorFlow raises
     because the target left TensorFlow (None when it does not); `stops` are program nodes
@@ -184,6 +198,7 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
     names = _unique([n for _, n in named])
     call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
     call.notes += source_notes(it, sources, asts[1])  # Keras: variables a layer does not list
+    call.notes += _updated_notes(it, named)
     call.paths = {n: v.path for v, n in named if getattr(v, "path", None)}
     seed_values = None
     if seeds is not None:

@@ -97,6 +97,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         # a variable's value leaf made from a tensor (tf.Variable(t), v.assign(t)) -> (the
         # tensor's node, the code, the variable): the lowering shows where gradients stop
         self.stored: dict[int, tuple[int, str, str]] = {}
+        # id() of a variable an optimizer's apply_gradients updated -> that line (notes)
+        self.updated: dict[int, int] = {}
         self.rng = np.random.default_rng(0)
         self.globals = Scope()
         self.error: dict | None = None  # what TensorFlow raised outside a gradient call

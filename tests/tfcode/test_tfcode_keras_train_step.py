@@ -269,3 +269,23 @@ def test_optimizer_apply_with_every_gradient_none_is_kerass_error():
         it.error.kind == "ValueError"
         and it.error.message == "No gradients provided for any variable."
     )
+
+
+def test_a_call_after_apply_gradients_notes_that_tensorflows_values_moved():
+    """A custom loop's second gradient call is at the values apply_gradients left in
+    TensorFlow; gradcli does not train, so the call says its numbers differ."""
+    from gradcli.tfcode import read_program
+
+    text = (
+        "import tensorflow as tf\n"
+        "w = tf.Variable([1.0, 2.0])\n"
+        "opt = tf.keras.optimizers.SGD(0.1)\n"
+        "for step in range(2):\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        loss = tf.reduce_sum(w * w)\n"
+        "    grads = tape.gradient(loss, [w])\n"
+        "    opt.apply_gradients(zip(grads, [w]))\n"
+    )
+    first, second = read_program(text.encode(), "t.py").calls
+    assert not any("an optimizer updated" in n for n in first.notes)
+    assert any("an optimizer updated the variables at line 8" in n for n in second.notes)

@@ -124,8 +124,14 @@ def _init(it, obj, args, kwargs, node):
 
 
 def _ignored(it, obj, args, kwargs, node):
-    """apply_gradients: read and ignored (graph mode: the train op, None in Session.run)."""
-    return GraphOp("apply_gradients") if it.graph_mode else None
+    """apply_gradients: read and ignored (graph mode: the train op, None in Session.run);
+    eager, the variables it updates are remembered for later calls' notes."""
+    if it.graph_mode:
+        return GraphOp("apply_gradients")
+    from gradcli.tfcode.keras.train_steps import mark_updated
+
+    mark_updated(it, list(args[0]) if args and isinstance(args[0], (list, tuple)) else [], node)
+    return None
 
 
 OPTIMIZER_V1 = Class(

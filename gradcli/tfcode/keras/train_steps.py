@@ -352,7 +352,16 @@ def apply_gradients(it: Interpreter, obj: Instance, args, kwargs, node):
     if isinstance(pairs, (list, tuple)) and none:
         hint = "every gradient is None: the gradient call's explanation names each one's cause"
         raise Raises("ValueError", NO_GRADIENTS, it.pos(node), hint)
+    mark_updated(it, pairs, node)
     return None
+
+
+def mark_updated(it: Interpreter, pairs, node) -> None:
+    """Remember the variables an optimizer updates (a gradient given), for later calls' notes:
+    TensorFlow's values move there, gradcli's (which does not train) do not."""
+    for pair in pairs if isinstance(pairs, (list, tuple)) else ():
+        if isinstance(pair, tuple) and len(pair) == 2 and pair[0] is not None:
+            it.updated.setdefault(id(pair[1]), node.lineno)
 
 
 def apply(it: Interpreter, obj: Instance, args, kwargs, node):
@@ -361,6 +370,9 @@ def apply(it: Interpreter, obj: Instance, args, kwargs, node):
     if isinstance(grads, (list, tuple)) and grads and all(g is None for g in grads):
         hint = "every gradient is None: the gradient call's explanation names each one's cause"
         raise Raises("ValueError", NO_GRADIENTS, it.pos(node), hint)
+    variables = args[1] if len(args) > 1 else kwargs.get("trainable_variables")
+    if isinstance(grads, (list, tuple)) and isinstance(variables, (list, tuple)):
+        mark_updated(it, list(zip(grads, variables)), node)
     return None
 
 
