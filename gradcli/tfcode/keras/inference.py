@@ -26,15 +26,10 @@ from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras import batches, train_steps
 from gradcli.tfcode.keras.callbacks import NOT_COMPUTED, Reported
+from gradcli.tfcode.keras.compiling import _bind, _compiled, logged_names, output_names
 from gradcli.tfcode.keras.objects import Builtin, Instance, Property
 from gradcli.tfcode.keras.protocol import call_object
-from gradcli.tfcode.keras.training import (
-    _bind,
-    _compiled,
-    logged_names,
-    output_names,
-    step_loss,
-)
+from gradcli.tfcode.keras.training import step_loss
 from gradcli.tfcode.values import PY, Opaque, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode.keras import initializers, masking, regularizers, training
+from gradcli.tfcode.keras import compiling, initializers, masking, regularizers, training
 from gradcli.tfcode.keras.inference import MODEL_METHODS
 from gradcli.tfcode.keras.objects import (
     Builtin,
@@ -356,7 +356,7 @@ MODEL = Class(
     {
         "__init__": Builtin(_model_init),
         "layers": Property(Builtin(_layers)),
-        "compile": Builtin(training.compile_),
+        "compile": Builtin(compiling.compile_),
         "fit": Builtin(training.fit),
         "train_on_batch": Builtin(training.train_on_batch),
         **MODEL_METHODS,

@@ -229,8 +229,8 @@ def compute_loss(it: Interpreter, obj: Instance, args, kwargs, node):
     """Model.compute_loss(x=None, y=None, y_pred=None, sample_weight=None, training=True): the
     compiled loss (training.compiled_loss: per output, cast to float32, times loss_weights)
     plus `self.losses`, as ops.sum([compiled, *losses])."""
+    from gradcli.tfcode.keras.compiling import compiled_loss
     from gradcli.tfcode.keras.library import _to_dtype
-    from gradcli.tfcode.keras.training import compiled_loss
 
     names = ("x", "y", "y_pred", "sample_weight", "training")
     bound = dict(zip(names, args))
