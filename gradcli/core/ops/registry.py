@@ -14,7 +14,7 @@ from functools import partial
 
 import numpy as np
 
-from gradcli.core.graph import FLOAT_DTYPES, MAX_RANK, Graph, Node
+from gradcli.core.graph import CONST, FLOAT_DTYPES, FORWARD, GRADIENT, INPUT, MAX_RANK, Graph, Node
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos
 
@@ -382,6 +382,8 @@ class GradBuilder:
     graphs as lean as hand-written backprop.
     """
 
+    kind = GRADIENT  # the kind of the nodes this builder emits
+
     def __init__(self, graph: Graph):
         self.graph = graph
         self.origin: int | None = None
@@ -415,7 +417,22 @@ class GradBuilder:
                 other
             ):
                 return other
+        for neg, other in ((a, b), (b, a)):
+            src = self._negated_source(neg)
+            if src is not None:
+                # (-s) * o == -(s * o) bit for bit (negation is exact): a forward -s that
+                # only this product reads then dies with the forward pass instead of
+                # staying alive until the backward one
+                return self.neg(self.mul(src, other) if neg == a else self.mul(other, src))
         return self.emit("mul", a, b)
+
+    def _negated_source(self, i: int) -> int | None:
+        """s when node i is a forward -s of an input or constant (alive for the whole run)."""
+        node = self.graph.nodes[i]
+        if node.op != "neg" or node.kind != FORWARD or self.kind != GRADIENT:
+            return None
+        src = node.inputs[0]
+        return src if self.graph.nodes[src].kind in (INPUT, CONST) else None
 
     def _result_shape(self, a: int, b: int) -> tuple[int, ...]:
         sa, sb = self.shape(a), self.shape(b)
