@@ -14,7 +14,8 @@ from functools import partial
 
 import numpy as np
 
-from gradcli.core.graph import CONST, FLOAT_DTYPES, FORWARD, GRADIENT, INPUT, MAX_RANK, Graph, Node
+from gradcli.core import graph as kinds
+from gradcli.core.graph import FLOAT_DTYPES, MAX_RANK, Graph, Node
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos
 
@@ -382,7 +383,7 @@ class GradBuilder:
     graphs as lean as hand-written backprop.
     """
 
-    kind = GRADIENT  # the kind of the nodes this builder emits
+    kind = kinds.GRADIENT  # the kind of the nodes this builder emits
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -429,10 +430,10 @@ class GradBuilder:
     def _negated_source(self, i: int) -> int | None:
         """s when node i is a forward -s of an input or constant (alive for the whole run)."""
         node = self.graph.nodes[i]
-        if node.op != "neg" or node.kind != FORWARD or self.kind != GRADIENT:
+        if node.op != "neg" or node.kind != kinds.FORWARD or self.kind != kinds.GRADIENT:
             return None
         src = node.inputs[0]
-        return src if self.graph.nodes[src].kind in (INPUT, CONST) else None
+        return src if self.graph.nodes[src].kind in (kinds.INPUT, kinds.CONST) else None
 
     def _result_shape(self, a: int, b: int) -> tuple[int, ...]:
         sa, sb = self.shape(a), self.shape(b)
