@@ -5,17 +5,12 @@ The analysis is nonfinite.py; this module only reports it.
 
 from __future__ import annotations
 
-from gradcli.explain.nonfinite import (
-    FORWARD,
-    NON_FINITE,
-    Diagnosis,
-    Origin,
-    at_elements,
-    element_indices,
-    has_non_finite,
-    non_finite,
-    value_words,
-)
+from gradcli.core.finite import has_non_finite
+from gradcli.explain.report import CauseKind, OriginKind
+
+# nonfinite.py (the analysis) is imported only when something is non-finite: eval's cheap
+# path stays without it
+NON_FINITE, FORWARD = CauseKind.NON_FINITE, OriginKind.FORWARD
 
 
 def reason(pair) -> str:
@@ -45,6 +40,14 @@ def warnings(ev) -> list[dict]:
         return []
     from gradcli.core.evaluation import evaluate
     from gradcli.core.printing import entry_line
+    from gradcli.explain.nonfinite import (
+        Diagnosis,
+        Origin,
+        at_elements,
+        element_indices,
+        non_finite,
+        value_words,
+    )
 
     problem = ev.problem
     graph = problem.graph

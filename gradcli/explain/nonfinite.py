@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.executor import exec_inputs, run
+from gradcli.core.finite import has_non_finite, non_finite  # noqa: F401  (re-exported)
 from gradcli.core.graph import CONST_OP, GRADIENT, INPUT_OP, Graph, is_float
 from gradcli.core.ops import REGISTRY, ZERO_GRAD, Behavior
 from gradcli.explain.nonfinite_words import (  # noqa: F401  (the origin vocabulary, re-exported)
@@ -46,19 +47,6 @@ from gradcli.explain.nonfinite_words import (  # noqa: F401  (the origin vocabul
     element_indices,
     value_words,
 )
-
-
-def non_finite(value) -> np.ndarray:
-    """Boolean mask of the NaN and ±Inf elements (all False for integer and bool values)."""
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "fc":
-        return np.zeros(arr.shape, bool)
-    return ~np.isfinite(arr)
-
-
-def has_non_finite(value) -> bool:
-    """True when a value holds a NaN or an Inf."""
-    return value is not None and bool(np.any(non_finite(value)))
 
 
 class Diagnosis(OriginWords):

@@ -84,7 +84,7 @@ def _read_input(reader: Reader, name: str, node, pos: Pos) -> InputSpec:
                 f"{what} has dtype bool but holds values other than 0 and 1", fields[source]
             )
     with np.errstate(over="ignore"):  # 1e300 as float32 is inf, as in TensorFlow
-        value = value.astype(dtype)
+        value = value.astype(dtype, copy=False)  # a fresh array: no copy when dtype matches
     return InputSpec(name, value, dtype, _trainable(reader, fields, dtype), pos)
 
 
