@@ -38,8 +38,9 @@ class Lookup:
     gradients: dict | None
 
 
-def lookup(cache, problem, values: dict) -> Lookup | None:
-    """The cache's answer for this problem at this point; None when it cannot be cached."""
+def lookup(cache, problem, values: dict, traced=None) -> Lookup | None:
+    """The cache's answer for this problem at this point (traced: tracer.trace's record,
+    when the caller has it); None when it cannot be cached."""
     version = sympy_version()
     if version is None:
         return None
@@ -47,26 +48,32 @@ def lookup(cache, problem, values: dict) -> Lookup | None:
         key = structure_key(problem, version)
     except (Uncacheable, RecursionError):
         return None
-    traced = tracer.fingerprint(problem, values)
+    traced = traced or tracer.trace(problem, values)
     if traced is None:
         return None
-    fingerprint, ctx = traced
+    fingerprint = traced.digest
     graph = problem.graph
-    targets = [(t, graph[t].size) for t in problem.wrt if is_float(graph[t].dtype)]
-    args = list(ctx.bindings(values).values())
+    targets = float_targets(problem)
+    args = list(traced.ctx.bindings(values).values())
     variants = cache.read(key)
     others = [v for v in variants if v.fingerprint != fingerprint]
     found = None
     for v in variants:
         if v.fingerprint == fingerprint:
-            found = _evaluate(v, graph, targets, args)
+            found = evaluate(v, graph, targets, args)
             break
     if found is not None:
         cache.touch(key)
     return Lookup(key, fingerprint, others, targets, len(args), found)
 
 
-def _evaluate(v: Variant, graph, targets, args) -> dict | None:
+def float_targets(problem) -> list[tuple[int, int]]:
+    """(node id, size) of the targets SymPy differentiates by, in order."""
+    graph = problem.graph
+    return [(t, graph[t].size) for t in problem.wrt if is_float(graph[t].dtype)]
+
+
+def evaluate(v: Variant, graph, targets, args) -> dict | None:
     """The variant's derivatives at the point, or None when it does not fit or read."""
     if v.nargs != len(args) or v.targets != targets:
         return None

@@ -24,6 +24,7 @@ from functools import reduce
 
 import numpy as np
 
+from gradcli.check import replay
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.spec import expression as ex
 
@@ -101,45 +102,27 @@ _ARG = re.compile(r"a(?:0|[1-9][0-9]{0,8})")
 DEPTH = 200  # nesting of one expression (the parser's default max_depth)
 
 
-class Refused(Exception):
-    """Code or text that is not a program this module reads."""
+Refused = replay.Refused  # code or text that is not a program this module reads
 
 
-# --- writing (in the SymPy worker) -------------------------------------------------------------
+# --- writing (printed in the SymPy worker, checked here) -------------------------------------
 def from_sympy(sp, exprs: list, symbols: list) -> list[str]:
     """One gradcli expression per SymPy expression, printed as `lambdify(symbols, exprs,
     modules="numpy")` prints them (the same printer and settings) but without compiling
     anything: the arguments are named a0, a1, ... in `symbols`' order, and every function
     name must be bound, as lambdify's namespace would bind it, to the function listed here."""
+    texts, imports = replay.printed(sp, exprs, symbols)
+    return checked_texts(texts, imports, len(symbols))
+
+
+def checked_texts(texts: list[str], module_imports: dict, nargs: int) -> list[str]:
+    """Printed derivatives (replay.printed) as gradcli expressions: every name checked
+    against what lambdify's namespace would bind it to, every text read back."""
     import ast
 
-    from sympy.printing.numpy import NumPyPrinter
-
-    names = {s: f"a{k}" for k, s in enumerate(symbols)}
-
-    class Printer(NumPyPrinter):
-        def _print_Symbol(self, expr):
-            if expr not in names:
-                raise Refused(f"a free symbol {expr}")
-            return names[expr]
-
-        _print_Dummy = _print_Symbol
-
-    printer = Printer(
-        {
-            "fully_qualified_modules": False,
-            "inline": True,
-            "allow_unknown_functions": True,
-            "user_functions": {},
-        }
-    )
-    printed = [printer.doprint(e) for e in exprs]
-    namespace = _lambdify_namespace(printer.module_imports)
-    args = {a: a for a in names.values()}
-    out = []
-    for text in printed:
-        out.append(_checked(ast, ast.parse(text, mode="eval").body, args, namespace))
-    return out
+    namespace = _lambdify_namespace(module_imports)
+    args = {f"a{k}": f"a{k}" for k in range(nargs)}
+    return [_checked(ast, ast.parse(text, mode="eval").body, args, namespace) for text in texts]
 
 
 def _lambdify_namespace(module_imports) -> dict:

@@ -14,6 +14,7 @@ This is the only module that imports sympy, and only when a check needs SymPy.
 
 from __future__ import annotations
 
+import pickle
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -162,15 +163,17 @@ def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs,
             f"the expression is too big for SymPy: about {_count(size)} nodes, over the limit "
             f"of {lim.sympy_max_nodes:,} (GRADCLI_SYMPY_MAX_NODES)"
         )
-    look = None
+    look, traced = None, None
     cacheable = session is not None and want_values and not want_formulas and not custom_ids
-    if cacheable and session.cache is not None:
-        from gradcli.check import cached
+    if cacheable:
+        from gradcli.check import cached, tracer
 
-        look = cached.lookup(session.cache, problem, values)
-        if look is not None and look.gradients is not None:
-            session.outcome = "hit"
-            return {"gradients": look.gradients, "customs": {}, "formulas": None}, None
+        traced = tracer.trace(problem, values)
+        if session.cache is not None:
+            look = cached.lookup(session.cache, problem, values, traced)
+            if look is not None and look.gradients is not None:
+                session.outcome = "hit"
+                return {"gradients": look.gradients, "customs": {}, "formulas": None}, None
     if session is not None:
         session.outcome = "uncached" if look is None else "miss"
     work = partial(
@@ -183,7 +186,7 @@ def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs,
         want_program=look is not None,
     )
     try:
-        result = _run_sympy(work, problem, session if cacheable else None)
+        result = _run_sympy(work, problem, session if cacheable else None, traced, values)
     except budget.BudgetExceeded:
         return None, _out_of_time()
     except budget.WorkerFailed as exc:
@@ -193,21 +196,68 @@ def _try_sympy(problem, values, want_values, want_formulas, custom_ids, outputs,
     return result, None
 
 
-def _run_sympy(work, problem, session):
+def _run_sympy(work, problem, session, traced=None, values=None):
     """work() in the session's worker when there is one and the job can go there, else in a
-    worker forked from this process after importing SymPy here."""
+    worker forked from this process after importing SymPy here. With a recorded
+    translation (traced), the worker replays it instead (replay.py: no numpy to import),
+    and runs work() only if the replay refuses."""
+    from gradcli.check import replay
+
     lim = limits.current
+    payload = None
+    if traced is not None:
+        from gradcli.check.program import CONSTANTS, FUNCTIONS
+
+        payload = replay.job(traced, problem, values, [*FUNCTIONS, *CONSTANTS])
     worker = session.take_worker() if session is not None else None
     if worker is not None:
         job = _job(work, problem)
         if job is not None:
-            return worker.run((job, lim.sympy_timeout, lim), lim.sympy_timeout)
+            if payload is not None:
+                full = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+                job = partial(replay.answer, payload, full)
+            result = worker.run((job, lim.sympy_timeout, lim), lim.sympy_timeout)
+            return _answered(result, work, problem, traced, values, session) if payload else result
         worker.close()
     import sympy  # noqa: F401  (here, so that forked workers share the imported module)
 
-    deadline = time.monotonic() + lim.sympy_timeout
-    forked = partial(work, deadline=deadline)
-    return budget.run(forked, lim.sympy_timeout, recursion_limit=RECURSION_LIMIT)
+    def forked(job):
+        deadline = time.monotonic() + lim.sympy_timeout
+        job = partial(job, deadline=deadline)
+        return budget.run(job, lim.sympy_timeout, recursion_limit=RECURSION_LIMIT)
+
+    if payload is None:
+        return forked(work)
+    result = forked(partial(replay.answer, payload, work))
+    return _answered(result, work, problem, traced, values, session)
+
+
+def _answered(result, work, problem, traced, values, session):
+    """The result of replay.answer as the full job's: the replayed derivatives checked and
+    evaluated here (as a cache entry is), the full job in a forked worker if they fail.
+    The session's `replayed` says whether the replay gave the result."""
+    from gradcli.check import cached, program, replay
+    from gradcli.check.cache import Variant
+
+    kind, out = result
+    if kind == replay.FULL:
+        return out
+    nargs, printed, imports = out
+    targets = cached.float_targets(problem)
+    try:
+        texts = program.checked_texts(printed, imports, nargs)
+    except Exception:  # program.Refused, or a text Python does not parse
+        texts = None
+    if texts is not None:
+        args = list(traced.ctx.bindings(values).values())
+        variant = Variant("", nargs, targets, texts)
+        gradients = cached.evaluate(variant, problem.graph, targets, args)
+        if gradients is not None:
+            if session is not None:
+                session.replayed = True
+            out = {"gradients": gradients, "customs": {}, "formulas": None}
+            return {**out, "program": (nargs, texts)}
+    return _run_sympy(work, problem, None)
 
 
 def _job(work, problem):

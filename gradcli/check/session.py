@@ -28,6 +28,7 @@ class Session:
         self.worker = worker
         self.hint = hint
         self.outcome: str | None = None  # "hit", "miss", "uncached" (for tests and benchmarks)
+        self.replayed = False  # SymPy's work came from a replayed translation (replay.py)
 
     def close(self) -> None:
         """Stop the worker if it was not needed (or is still running)."""

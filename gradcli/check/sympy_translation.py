@@ -20,14 +20,13 @@ import time
 
 import numpy as np
 
+from gradcli.check import replay
 from gradcli.check.conventions import CustomGradient, fit_value, follows, is_frozen, needed
 from gradcli.core.graph import COND_OP, CONST_OP, CUSTOM_OP, INPUT_OP, Graph, is_float
 from gradcli.core.ops import REGISTRY
 from gradcli.core.ops.sym import NONFINITE, number, obj
 
-
-class OutOfTime(Exception):
-    """The SymPy budget ran out between two steps."""
+OutOfTime = replay.OutOfTime  # the SymPy budget ran out between two steps
 
 
 class Context:
@@ -264,18 +263,10 @@ def _real(v) -> float:
 
 
 def substitute(ctx: Context, expr, natural: dict, after: int = -1):
-    """expr with the symbols of the entry targets above `after` replaced by their expressions.
-
-    Later entries are substituted first, so an entry used inside a later one is replaced
-    in turn.
-    """
-    for i in sorted(natural, reverse=True):
-        if i <= after:
-            break
-        ctx.tick()
-        mapping = dict(zip(ctx.symbols[i].reshape(-1), natural[i].reshape(-1)))
-        expr = expr.xreplace(mapping)
-    return expr
+    """expr with the symbols of the entry targets above `after` replaced by their expressions
+    (replay.substitute)."""
+    pairs = [(i, ctx.symbols[i].reshape(-1), natural[i].reshape(-1)) for i in sorted(natural)]
+    return replay.substitute(expr, pairs, after, ctx.tick)
 
 
 def loss(ctx: Context, problem, exprs: dict):
@@ -316,11 +307,10 @@ def gradients(ctx: Context, problem, exprs: dict, natural: dict) -> dict[int, np
         if not is_float(graph[t].dtype):
             continue
         f = full if graph[t].op == INPUT_OP else substitute(ctx, total, natural, after=t)
-        grads = np.empty(graph[t].shape, dtype=object)
-        for k, s in enumerate(ctx.symbols[t].reshape(-1)):
-            ctx.tick()
-            grads.reshape(-1)[k] = f.diff(s)
-        out[t] = grads
+        grads = np.empty(graph[t].size, dtype=object)
+        for k, d in enumerate(replay.differentiate(f, ctx.symbols[t].reshape(-1), ctx.tick)):
+            grads[k] = d
+        out[t] = grads.reshape(graph[t].shape)
     return out
 
 

@@ -17,6 +17,7 @@ path SymPy does not take, and the record would no longer describe SymPy's work.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -242,9 +243,25 @@ class TracingContext(symbolic.Context):
         raise Untraceable("a custom function")  # its grad: is differentiated with SymPy
 
 
+@dataclass
+class Traced:
+    """One recorded translation: its fingerprint, and what replay.job packs of it."""
+
+    digest: str  # hex digest of the translation at the point
+    ctx: TracingContext  # its bindings() are lambdify's arguments, in order
+    total: Node  # the loss
+    natural: dict  # entry target -> its translated expressions (an object array of nodes)
+
+
 def fingerprint(problem, values: dict) -> tuple[str, TracingContext] | None:
     """(hex digest of the translation at the point, the traced context: its bindings() are
     lambdify's arguments, in order), or None when the translation cannot be recorded."""
+    traced = trace(problem, values)
+    return None if traced is None else (traced.digest, traced.ctx)
+
+
+def trace(problem, values: dict) -> Traced | None:
+    """The translation recorded, or None when it cannot be."""
     tracer = Tracer()
     ctx = TracingContext(problem.graph, tracer)
     try:
@@ -272,4 +289,4 @@ def fingerprint(problem, values: dict) -> tuple[str, TracingContext] | None:
         digest.update(repr((i, tracer.nodes[i])).encode())
         digest.update(b"\n")
     digest.update(repr(parts).encode())
-    return digest.hexdigest(), ctx
+    return Traced(digest.hexdigest(), ctx, total, natural)

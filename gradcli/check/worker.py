@@ -3,14 +3,14 @@ the command's own reading and evaluation.
 
 The worker is a fresh interpreter (`python -I -c BOOTSTRAP`, this process's sys.path
 passed in GRADCLI_WORKER_PATH, one thread for BLAS; the site module stays: an editable
-install finds gradcli through a .pth file's import hook): it imports numpy, SymPy and the
-check, then waits for one job on its standard input. Its standard input and output are
-pipes of this process's own (descriptors above 2), its standard error is /dev/null: it
-never reads or writes the command's streams, whatever they are (closed, a terminal, a
-file). The job (the problem's graph, the forward values and what to compute) goes down
-the pipe pickled, between two processes of the same gradcli; the worker answers one byte
-when it has the job, then its outcome as budget.serve writes it. Nothing it sends is
-stored: the cache holds only text (cache.py).
+install finds gradcli through a .pth file's import hook): it imports SymPy, then waits for
+one job on its standard input (a replay of the translation, replay.py, or a whole job).
+Its standard input and output are pipes of this process's own (descriptors above 2), its
+standard error is /dev/null: it never reads or writes the command's streams, whatever they
+are (closed, a terminal, a file). The job (the problem's graph, the forward values and
+what to compute) goes down the pipe pickled, between two processes of the same gradcli;
+the worker answers one byte when it has the job, then its outcome as budget.serve writes
+it. Nothing it sends is stored: the cache holds only text (cache.py).
 
 The budget is the same as in the forked worker (runtime/budget.py): `seconds` from the
 moment the worker has the job (SymPy's import is not counted, as it is not when the
@@ -171,11 +171,10 @@ def main() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    import numpy  # noqa: F401
     import sympy
 
-    from gradcli.check import run  # noqa: F401  (what the job's pickle refers to)
-
+    # numpy and gradcli's check are not imported here: a replayed translation (replay.py)
+    # needs neither, and unpickling a full job imports what it refers to
     _prewarm(sympy)
     data = _read_all(0)
     if not data:
@@ -199,11 +198,11 @@ def _prewarm(sympy) -> None:
     command is still reading, before the job comes. SymPy's caches only memoize: nothing
     here changes what the job computes."""
     try:
-        from gradcli.check import program
+        from gradcli.check import replay
 
         x = sympy.Symbol("x", real=True)
         expr = sympy.diff(x * x * 3 + sympy.exp(x) * x, x)
-        program.from_sympy(sympy, [expr], [x])
+        replay.printed(sympy, [expr], [x])
     except Exception:
         pass
 

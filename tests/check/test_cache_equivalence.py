@@ -21,7 +21,8 @@ import warnings
 import numpy as np
 import pytest
 import sympy
-from helpers import SPECS, TEST_DATA
+from check_cases import CASES, EVALUATIONS, SPEC_FILES
+from helpers import SPECS
 
 from gradcli import api
 from gradcli.check import program
@@ -31,8 +32,6 @@ from gradcli.check.run import run_check
 from gradcli.check.session import Session
 from gradcli.check.tracer import fingerprint
 from gradcli.views.check_report import check_document, summary
-
-DATA = json.loads((TEST_DATA / "tf_reference.json").read_text())
 
 
 @pytest.fixture(autouse=True)
@@ -44,20 +43,6 @@ def patient_sympy(monkeypatch):
     from gradcli.runtime import limits
 
     monkeypatch.setattr(limits, "current", replace(limits.current, sympy_timeout=120.0))
-
-
-def _spread() -> dict[str, dict]:
-    """The first case of each set of called function names."""
-    chosen: dict[frozenset, dict] = {}
-    for case in DATA["cases"]:
-        text = case.get("expr") or case["spec"]
-        names = frozenset(re.findall(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", text))
-        chosen.setdefault(names, case)
-    return {c["id"]: c for c in chosen.values()}
-
-
-CASES = _spread()
-SPEC_FILES = sorted(p.name for p in SPECS.glob("*.yaml"))
 
 
 def report_text(report) -> tuple:
@@ -167,18 +152,6 @@ def test_reference_cases_at_two_points(case_id, tmp_path):
 
 
 # --- printed numbers against lambdify's -------------------------------------------------------
-def _evaluations():
-    for name in SPEC_FILES:
-        yield name, lambda name=name: api.grad((SPECS / name).read_text(), {}, spec=True)
-    for case_id, case in CASES.items():
-        if "spec" in case:
-            yield case_id, lambda case=case: api.grad(case["spec"], {}, spec=True)
-        else:
-            at = {k: np.asarray(v, dtype=float) for k, v in case["at"].items()}
-            yield case_id, lambda case=case, at=at: api.grad(case["expr"], at, wrt=case.get("wrt"))
-
-
-EVALUATIONS = dict(_evaluations())
 
 
 def _reports(ev):

@@ -272,7 +272,9 @@ def test_explain_status_agrees_with_eval(expr, seed) -> None:
             assert status == "unconnected", (text, name, status)
             continue
         value = np.asarray(g["value"], dtype=float)
-        if not np.any(value):
+        if not np.all(np.isfinite(value)):  # std at zero variance: sqrt's inf times 0
+            assert status == "non_finite", (text, name, status, value)
+        elif not np.any(value):
             assert status == "zero", (text, name, status, value)
         elif np.all(value != 0):
             assert status == "connected", (text, name, status, value)
