@@ -15,16 +15,21 @@ from check_cases import EVALUATIONS
 
 from gradcli import api
 from gradcli.check import program, replay, tracer
-from gradcli.check.conventions import forward_values
+from gradcli.check.conventions import forward_values, tree_size
 from gradcli.check.program import CONSTANTS, FUNCTIONS
 from gradcli.check.run import _sympy_work
+from gradcli.runtime import limits
 
 NAMES = [*FUNCTIONS, *CONSTANTS]
 
 
 def _payload(ev):
+    """(problem, values, the replay's payload), the payload None when the check would not
+    use SymPy (too big) or the translation is not packed."""
     problem = ev.problem.scratch()
     values = forward_values(problem.graph, problem.outputs)
+    if tree_size(problem.graph, problem.outputs) > limits.current.sympy_max_nodes:
+        return problem, values, None
     traced = tracer.trace(problem, values)
     if traced is None:
         return problem, values, None
@@ -69,22 +74,15 @@ def test_a_replay_prints_what_the_full_job_prints(name):
     if payload is None:
         return  # not recorded or not packed: the full job runs (test_cache_equivalence)
     pickle.loads(pickle.dumps(payload))  # plain data: it goes down the worker's pipe
-    replayed = _replayed_texts(payload)
-    if replayed is None:  # refused by the replay: the full job runs instead
-        return
-    assert replayed == _full_texts(problem, values)
+    # every packed translation of the spread replays (measured: 240 of 240)
+    assert _replayed_texts(payload) == _full_texts(problem, values)
 
 
-def test_most_translations_are_replayed():
-    packed = replayed = 0
-    for make in EVALUATIONS.values():
-        _, _, payload = _payload(make())
-        if payload is not None:
-            packed += 1
-            replayed += isinstance(_replayed_texts(payload), tuple)
-    # measured: 255 of 275 packed (not: gamma's Function subclasses, untraceable ones), all
-    # 255 replayed
-    assert packed >= 0.85 * len(EVALUATIONS) and replayed >= 0.95 * packed
+def test_most_translations_are_packed():
+    packed = sum(_payload(make())[2] is not None for make in EVALUATIONS.values())
+    # measured: 240 of 275 (not: too big for SymPy, gamma's Function subclasses,
+    # untraceable translations)
+    assert packed >= 0.85 * len(EVALUATIONS)
 
 
 def test_a_refused_replay_runs_the_full_job():
