@@ -22,3 +22,11 @@ def fail(deadline):
 
 def sleep(deadline):
     time.sleep(60)
+
+
+def collector_state(deadline):
+    """What the job sees of the worker: whether the cyclic collector runs, SymPy imported."""
+    import gc
+    import sys
+
+    return {"collecting": gc.isenabled(), "sympy": "sympy" in sys.modules}

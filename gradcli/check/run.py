@@ -24,7 +24,7 @@ from gradcli.check.compare import CustomCheck, InputCheck, compare, compare_cust
 from gradcli.check.conventions import CustomGradient, forward_values, needed, tree_size
 from gradcli.core.evaluation import Evaluation
 from gradcli.core.graph import CUSTOM_OP, is_float
-from gradcli.runtime import budget, limits
+from gradcli.runtime import budget, gcpause, limits
 
 METHODS = ("auto", "sympy", "fd")
 RECURSION_LIMIT = 10_000  # in the worker: deep expressions; a C stack overflow only kills it
@@ -219,7 +219,8 @@ def _run_sympy(work, problem, session, traced=None, values=None):
             result = worker.run((job, lim.sympy_timeout, lim), lim.sympy_timeout)
             return _answered(result, work, problem, traced, values, session) if payload else result
         worker.close()
-    import sympy  # noqa: F401  (here, so that forked workers share the imported module)
+    with gcpause.paused(lasting=True):  # SymPy's import: see worker._import_sympy
+        import sympy  # noqa: F401  (here, so that forked workers share the imported module)
 
     def forked(job):
         deadline = time.monotonic() + lim.sympy_timeout

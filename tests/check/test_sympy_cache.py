@@ -284,3 +284,26 @@ def test_an_unused_worker_is_stopped():
     w.close()
     assert proc.poll() is not None
     w.close()  # twice is fine
+
+
+def test_the_worker_collects_garbage_again_after_importing_sympy():
+    import worker_jobs
+
+    w = Worker.start()
+    assert w.run((worker_jobs.collector_state, 30.0, None), 30.0) == {
+        "collecting": True,
+        "sympy": True,
+    }
+
+
+def test_the_prewarm_is_skipped_only_when_the_job_is_already_there():
+    from gradcli.check.worker import _job_waiting
+
+    r, w = os.pipe()
+    try:
+        assert not _job_waiting(r)
+        os.write(w, b"job")
+        assert _job_waiting(r)
+    finally:
+        os.close(r)
+        os.close(w)
