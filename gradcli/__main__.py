@@ -1,3 +1,3 @@
-from gradcli.cli.main import main
+from gradcli.cli.entry import main
 
 main()

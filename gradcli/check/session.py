@@ -2,7 +2,9 @@
 
 `begin` runs before the spec is read. Unless the spec's text was seen before (a hint
 file in the cache, by the text's hash), it starts a SymPy worker at once (worker.py), so
-that SymPy's import overlaps the reading and the evaluation. `Session.gradients` then
+that SymPy's import overlaps the reading and the evaluation; the console script starts
+it sooner still, before click is imported (`start_ahead`, cli/entry.py), and `begin`
+adopts that worker when it was started for the same arguments. `Session.gradients` then
 looks the derivatives up (structure key and translation fingerprint); a hit evaluates
 them with numpy (program.py) and never imports SymPy; a miss runs SymPy in the worker
 (or, without one, in a worker forked after importing SymPy here, as before the cache)
@@ -43,18 +45,64 @@ class Session:
 
 def begin(spec_path: str | None, expr: str | None, use_cache: bool) -> Session:
     """A session for a command that may check with SymPy; starts the worker unless the spec
-    was seen before."""
-    cache = Cache(directory()) if use_cache else None
-    hint = _hint(spec_path, expr) if cache is not None else None
-    seen = hint is not None and cache.hinted(hint)
+    was seen before (or adopts the one start_ahead started for the same arguments)."""
+    cache, hint, wanted = _plan(spec_path, expr, use_cache)
+    ahead = _take_ahead((spec_path, expr, use_cache))
     worker = None
-    if not seen and "sympy" not in sys.modules:  # else forking this process costs less
-        from gradcli.check.worker import Worker
-
-        worker = Worker.start()
+    if wanted:
+        worker = ahead if ahead is not None else _start()
+    elif ahead is not None:
+        ahead.close()
     global LAST
     LAST = Session(cache, worker, hint)
     return LAST
+
+
+def start_ahead(spec_path: str | None, expr: str | None, use_cache: bool) -> None:
+    """Start now the worker that begin() will want for the same arguments: the console
+    script calls this before click is imported (cli/entry.py)."""
+    global _AHEAD
+    drop_ahead()
+    if _plan(spec_path, expr, use_cache)[2]:
+        worker = _start()
+        if worker is not None:
+            _AHEAD = ((spec_path, expr, use_cache), worker)
+
+
+def drop_ahead() -> None:
+    """Stop a worker started ahead that no command adopted."""
+    _take_ahead(None)  # None matches no arguments: the worker is stopped
+
+
+_AHEAD: tuple | None = None  # ((spec_path, expr, use_cache), worker) from start_ahead
+
+
+def _take_ahead(key):
+    """The worker started ahead for `key` (None if none); one started for other arguments
+    (the console script's reading of argv differed from click's) is stopped."""
+    global _AHEAD
+    if _AHEAD is None:
+        return None
+    (started_for, worker), _AHEAD = _AHEAD, None
+    if started_for == key:
+        return worker
+    worker.close()
+    return None
+
+
+def _plan(spec_path, expr, use_cache) -> tuple[Cache | None, str | None, bool]:
+    """The cache, the spec's hint, and whether a worker should start: unless the spec was
+    seen before, or SymPy is imported here already (then forking this process costs less)."""
+    cache = Cache(directory()) if use_cache else None
+    hint = _hint(spec_path, expr) if cache is not None else None
+    seen = hint is not None and cache.hinted(hint)
+    return cache, hint, not seen and "sympy" not in sys.modules
+
+
+def _start():
+    from gradcli.check.worker import Worker
+
+    return Worker.start()
 
 
 def _hint(spec_path: str | None, expr: str | None) -> str | None:

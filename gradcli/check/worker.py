@@ -3,8 +3,9 @@ the command's own reading and evaluation.
 
 The worker is a fresh interpreter (`python -I -c BOOTSTRAP`, this process's sys.path
 passed in GRADCLI_WORKER_PATH, one thread for BLAS; the site module stays: an editable
-install finds gradcli through a .pth file's import hook): it imports SymPy, then waits for
-one job on its standard input (a replay of the translation, replay.py, or a whole job).
+install finds gradcli through a .pth file's import hook): it imports SymPy (with the
+cyclic collector paused), then waits for one job on its standard input (a replay of the
+translation, replay.py, or a whole job).
 Its standard input and output are pipes of this process's own (descriptors above 2), its
 standard error is /dev/null: it never reads or writes the command's streams, whatever they
 are (closed, a terminal, a file). The job (the problem's graph, the forward values and

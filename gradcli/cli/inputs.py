@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from gradcli.cli.output import read_failed, stdin_binary
+from gradcli.cli.tfcode_commands import is_tf_code
 from gradcli.runtime.errors import GradcliError
 from gradcli.spec.assembly import (
     Problem,
@@ -100,7 +101,7 @@ def load_problem(spec_path, expr, at, wrt, unconnected) -> Problem:
         raise GradcliError("give either a SPEC file or -e EXPRESSION, not both")
     if not spec_path and expr is None:
         raise GradcliError("no spec: give a SPEC file ('-' for stdin) or -e EXPRESSION")
-    if spec_path and spec_path.endswith(".py"):
+    if is_tf_code(spec_path, None):
         raise GradcliError(
             f"{spec_path} ends in .py: it is read as TensorFlow code without --lang spec"
         )

@@ -2,7 +2,8 @@
 
 Each command lives in its own module (eval_command.py, explain_command.py, ...,
 derivative_command.py): its click decorators above its body, which imports what it needs
-only when the command runs. Exit statuses are cli/exit_codes.ExitCode.
+only when the command runs. Exit statuses are cli/exit_codes.ExitCode. The console script
+enters through cli/entry.py, which may start the SymPy worker before this module loads.
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ class GradcliGroup(click.Group):
 
 
 def main(argv=None) -> None:
-    """Console-script entry point."""
+    """Run the command line in this process (cli/entry.py's main, `python -m gradcli`)."""
     from gradcli.runtime import gcpause
 
     gcpause.FREEZE = True  # one command per process: see gcpause.paused

@@ -14,13 +14,14 @@ from gradcli.cli.exit_codes import ExitCode
 from gradcli.runtime.errors import GradcliError
 
 OK, FINDING = ExitCode.OK, ExitCode.FINDING
+TF_CODE_SUFFIX = ".py"  # a SPEC ending so is TensorFlow code (unless --lang says otherwise)
 
 
 def is_tf_code(spec: str | None, lang: str | None) -> bool:
     """True when SPEC is TensorFlow code: a file ending in .py, or --lang tf."""
     if lang is not None:
         return lang == "tf"
-    return bool(spec) and spec.endswith(".py")
+    return bool(spec) and spec.endswith(TF_CODE_SUFFIX)
 
 
 def no_call(call, weights=None) -> None:
