@@ -27,6 +27,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import measured  # noqa: E402
+
 import specs  # noqa: E402
 
 SINGLE = {k: "1" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
@@ -104,23 +106,14 @@ class Suite:
         return times
 
     def process(self, argv: list[str], stdout_path: str) -> tuple[float, float]:
-        """(seconds, peak RSS in MiB) of one whole-process run of argv, stdout to a file.
-
-        os.wait4 gives this child's own resource usage (RUSAGE_CHILDREN would mix in every
-        earlier child's peak)."""
+        """(seconds, peak RSS in MiB) of one whole-process run of argv, stdout to a file
+        (through measured.py: the driver's own peak never leaks into the child's)."""
         with open(stdout_path, "wb") as out, tempfile.TemporaryFile() as err:
-            t = time.perf_counter()
-            proc = subprocess.Popen(argv, env=self.env("1"), stdout=out, stderr=err)
-            _, status, usage = os.wait4(proc.pid, 0)
-            wall = time.perf_counter() - t
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            if proc.returncode != 0:
+            code, wall, cpu, rss = measured.run(argv, self.env("1"), out, err)
+            if code != 0:
                 err.seek(0)
-                raise RuntimeError(
-                    f"{' '.join(argv)} exited {proc.returncode}: {err.read()[-500:]}"
-                )
-        seconds = usage.ru_utime + usage.ru_stime if self.clock == "cpu" else wall
-        return seconds, usage.ru_maxrss / 1024.0
+                raise RuntimeError(f"{' '.join(argv)} exited {code}: {err.read()[-500:]}")
+        return (cpu if self.clock == "cpu" else wall), rss
 
     # --- reporting ---------------------------------------------------------------------------
     def record(self, workload, impl, times, floor=None, target=None, unit="s", note="", **extra):
@@ -699,18 +692,13 @@ class Suite:
 
 
 def _peak(argv: list[str], env: dict, ok=(0,)) -> tuple[float, int]:
-    """(wall seconds, peak resident bytes) of one process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read()
-    proc.stderr.close()
-    proc.returncode = code
-    if code not in ok:
-        raise RuntimeError(f"{' '.join(argv[:4])} exited {code}: {err[-500:]!r}")
-    return seconds, usage.ru_maxrss * 1024  # kilobytes on Linux
+    """(wall seconds, peak resident bytes) of one process (measured.py)."""
+    with tempfile.TemporaryFile() as err:
+        code, seconds, _, rss = measured.run(argv, env, subprocess.DEVNULL, err)
+        if code not in ok:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(argv[:4])} exited {code}: {err.read()[-500:]!r}")
+    return seconds, int(rss * 2**20)
 
 
 def _children_cpu() -> float:
