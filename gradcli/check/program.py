@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from functools import reduce
 
 import numpy as np
@@ -98,7 +97,7 @@ BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator
 BINARY["**"] = operator.pow
 UNARY = {"-": operator.neg, "+": operator.pos}
 MAX_INT = 10**18 - 1  # the parser reads integer literals of up to 18 digits as integers
-_ARG = re.compile(r"a(?:0|[1-9][0-9]{0,8})")
+_ARG = replay.ARG_NAME
 DEPTH = 200  # nesting of one expression (the parser's default max_depth)
 
 

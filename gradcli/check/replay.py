@@ -16,6 +16,7 @@ op's translation, an array argument) is not packed: the full job (run.py) does t
 from __future__ import annotations
 
 import operator
+import re
 import time
 
 # the recorded operations that are Python operators on the expressions
@@ -35,6 +36,7 @@ OPERATORS = {
 }
 ATTR = "attr "  # "attr NAME": a method or property of an expression (m.T, m.det)
 SEQUENCES = {"list": list, "tuple": tuple}
+ARG_NAME = re.compile(r"a(?:0|[1-9][0-9]{0,8})")  # the printed texts' arguments: a0, a1, ...
 REPLAYED, FULL = "replayed", "full"  # what answer() ran
 
 
@@ -216,12 +218,9 @@ def _names_known(texts: list[str], known: set) -> None:
         except SyntaxError:
             raise Refused("printed text that is not an expression") from None
         for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id not in known and not _is_arg(node.id):
-                raise Refused(f"unknown name {node.id}")
-
-
-def _is_arg(name: str) -> bool:
-    return name[:1] == "a" and name[1:].isdigit()
+            name = node.id if isinstance(node, ast.Name) else None
+            if name is not None and name not in known and not ARG_NAME.fullmatch(name):
+                raise Refused(f"unknown name {name}")
 
 
 def answer(payload: dict, full, *, deadline: float | None = None) -> tuple[str, object]:

@@ -14,7 +14,6 @@ This is the only module that imports sympy, and only when a check needs SymPy.
 
 from __future__ import annotations
 
-import pickle
 import time
 from dataclasses import dataclass, field
 from functools import partial
@@ -211,11 +210,10 @@ def _run_sympy(work, problem, session, traced=None, values=None):
         payload = replay.job(traced, problem, values, [*FUNCTIONS, *CONSTANTS])
     worker = session.take_worker() if session is not None else None
     if worker is not None:
-        job = _job(work, problem)
+        job, pickled = _job(work, problem)
         if job is not None:
             if payload is not None:
-                full = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
-                job = partial(replay.answer, payload, full)
+                job = partial(replay.answer, payload, pickled)
             result = worker.run((job, lim.sympy_timeout, lim), lim.sympy_timeout)
             return _answered(result, work, problem, traced, values, session) if payload else result
         worker.close()
@@ -261,9 +259,9 @@ def _answered(result, work, problem, traced, values, session):
     return _run_sympy(work, problem, None)
 
 
-def _job(work, problem):
-    """The work with only what the worker needs of the problem, or None if it cannot be sent
-    (a graph holding functions: custom gradients)."""
+def _job(work, problem) -> tuple[partial | None, bytes | None]:
+    """The work with only what the worker needs of the problem, and its pickle; (None, None)
+    if it cannot be sent (a graph holding functions: custom gradients)."""
     import pickle
     from dataclasses import replace
 
@@ -272,10 +270,9 @@ def _job(work, problem):
     light = replace(problem, spec=None, rebuild=None, source=Source(problem.source.file))
     job = partial(work.func, light, *work.args[1:], **work.keywords)
     try:
-        pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+        return job, pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
-        return None
-    return job
+        return None, None
 
 
 def _out_of_time() -> str:
