@@ -14,6 +14,8 @@ and writes the entry. This module imports nothing heavy: `begin` costs a hash an
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import sys
 
 from gradcli import __version__
@@ -114,9 +116,11 @@ def _hint(spec_path: str | None, expr: str | None) -> str | None:
     if not spec_path or spec_path == "-":
         return None
     try:
+        if not stat.S_ISREG(os.stat(spec_path).st_mode):
+            return None  # a pipe (`eval <(...)`) must keep its bytes for the spec reader
         with open(spec_path, "rb") as f:
             data = f.read(MAX_SPEC_HINT_BYTES + 1)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a path with a NUL character (library use)
         return None
     if len(data) > MAX_SPEC_HINT_BYTES:
         return None

@@ -192,3 +192,40 @@ def test_a_worker_out_of_time_falls_back_as_before(tmp_path):
     assert check["method"] == "fd" and check["fallback"]
     assert check["reason"] == "SymPy did not finish within 0.0001 s (GRADCLI_SYMPY_TIMEOUT)"
     assert entries(tmp_path) == []
+
+
+@pytest.mark.parametrize("check", ["auto", "off"])
+def test_a_spec_read_through_a_pipe_keeps_its_bytes_for_the_reader(tmp_path, check):
+    # `gradcli eval <(cat spec.yaml)`: the cache's hint must not read the pipe first
+    with open(spec("quadratic.yaml"), "rb") as f:
+        text = f.read()
+    r, w = os.pipe()
+    try:
+        os.write(w, text)
+        os.close(w)
+        w = -1
+        env = {**os.environ, "GRADCLI_CACHE_DIR": str(tmp_path)}
+        out = subprocess.run(
+            [sys.executable, "-m", "gradcli", "eval", f"/dev/fd/{r}", "--check", check],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            pass_fds=(r,),
+        )
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+    assert (out.returncode, out.stderr) == (0, "")
+    assert "x" in out.stdout
+
+
+def test_the_hint_of_a_fifo_is_none_and_does_not_block(tmp_path):
+    from gradcli.check.session import _hint
+
+    fifo = tmp_path / "spec.fifo"
+    os.mkfifo(fifo)
+    assert _hint(str(fifo), None) is None  # opening it would wait for a writer
+    assert _hint(str(tmp_path / "missing.yaml"), None) is None
+    assert _hint("bad\0path", None) is None
