@@ -128,7 +128,7 @@ class GradcliGroup(click.Group):
 
 
 def main(argv=None) -> None:
-    """Run the command line in this process (cli/entry.py's main, `python -m gradcli`)."""
+    """Run the command line (the console script and `python -m gradcli` come through entry.py)."""
     from gradcli.runtime import gcpause
 
     gcpause.FREEZE = True  # one command per process: see gcpause.paused
