@@ -12,6 +12,7 @@ from gradcli.tfcode.dataset_methods import (
     _derive,
     _function,
     _keep,
+    batch_size,
     batched_card,
     chunks,
 )
@@ -40,13 +41,9 @@ def _padded_batch(it, ds: Dataset, args, kwargs, node):
     padded_shapes, its unknown (None or -1) sizes to the batch's largest, then stacked."""
     params = ("batch_size", "padded_shapes", "padding_values", "drop_remainder", "name")
     bound = _bind(it, params, args, kwargs, node, "padded_batch")
-    size = _int(it, bound.get("batch_size"), node, "batch_size")
-    if size <= 0:
-        from gradcli.tfcode.dataset_methods import BATCH_SIZE_ERROR
-
-        raise Raises("InvalidArgumentError", BATCH_SIZE_ERROR, it.pos(node))
-    drop = bound.get("drop_remainder", False)
     shapes = _per_component(it, ds, bound.get("padded_shapes"), node, "padded_shapes", True)
+    size = batch_size(it, bound, node, "PaddedBatchDatasetV2", len(shapes))
+    drop = bound.get("drop_remainder", False)
     values = _per_component(it, ds, bound.get("padding_values"), node, "padding_values")
     card = batched_card(ds.card, size, drop)
 

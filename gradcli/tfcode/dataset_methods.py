@@ -25,10 +25,20 @@ from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe
 from gradcli.tfcode.values import NP, Opaque, PyFunction, Tensor, Unknown, Variable
 
 _SAME = object()
-BATCH_SIZE_ERROR = (
-    "{{function_node __wrapped__BatchDatasetV2_device_/job:localhost/replica:0/task:0/device:"
-    "CPU:0}} Batch size must be greater than zero. [Op:BatchDatasetV2] name: "
+BATCH_SIZE_ERROR = (  # TensorFlow's words; its function name counts padded_batch's components
+    "{{{{function_node __wrapped__{function}_device_/job:localhost/replica:0/task:0/device:"
+    "CPU:0}}}} Batch size must be greater than zero. [Op:{op}] name: "
 )
+
+
+def batch_size(it, bound: dict, node, op: str, components: int | None = None) -> int:
+    """The bound batch_size when positive, else TensorFlow's InvalidArgumentError from `op`."""
+    size = _int(it, bound.get("batch_size"), node, "batch_size")
+    if size <= 0:
+        function = op if components is None else f"{op}_N_{components}_Toutput_types_{components}"
+        message = BATCH_SIZE_ERROR.format(function=function, op=op)
+        raise Raises("InvalidArgumentError", message, it.pos(node))
+    return size
 
 
 def _derive(ds: Dataset, source, card: int, kind: str, spec=_SAME) -> Dataset:
@@ -51,9 +61,7 @@ def _batch(it, ds: Dataset, args, kwargs, node):
     name=None): components stacked along a new first axis."""
     params = ("batch_size", "drop_remainder", "num_parallel_calls", "deterministic", "name")
     bound = _bind(it, params, args, kwargs, node, "batch")
-    size = _int(it, bound.get("batch_size"), node, "batch_size")
-    if size <= 0:
-        raise Raises("InvalidArgumentError", BATCH_SIZE_ERROR, it.pos(node))
+    size = batch_size(it, bound, node, "BatchDatasetV2")
     drop = bound.get("drop_remainder", False)
     if not isinstance(drop, bool):
         it.refuse(node, f"drop_remainder={_describe(drop)}", "give True or False")

@@ -243,6 +243,26 @@ def test_fit_on_an_endless_dataset_needs_steps_per_epoch():
             "Cannot unbatch an input with scalar components.",
         ),
         ("tf.data.Dataset.range(3).batch(0)", "InvalidArgumentError", "Batch size must be"),
+        # TensorFlow 2.21's words, its function name counting padded_batch's components
+        (
+            "tf.data.Dataset.range(3).batch(-1)",
+            "InvalidArgumentError",
+            "{{function_node __wrapped__BatchDatasetV2_device_/job:localhost/replica:0/task:0/"
+            "device:CPU:0}} Batch size must be greater than zero. [Op:BatchDatasetV2] name: ",
+        ),
+        (
+            "tf.data.Dataset.from_tensor_slices(([1., 2.], [[1, 2], [3, 4]], [3, 4]))"
+            ".padded_batch(0)",
+            "InvalidArgumentError",
+            "{{function_node __wrapped__PaddedBatchDatasetV2_N_3_Toutput_types_3_device_/job:"
+            "localhost/replica:0/task:0/device:CPU:0}} Batch size must be greater than zero. "
+            "[Op:PaddedBatchDatasetV2] name: ",
+        ),
+        (
+            "tf.data.Dataset.from_tensor_slices({'a': [1., 2.], 'b': [3, 4]}).padded_batch(-1)",
+            "InvalidArgumentError",
+            "__wrapped__PaddedBatchDatasetV2_N_2_Toutput_types_2_device_",
+        ),
         ("tf.data.Dataset.range(6).filter(lambda v: v)", "ValueError", "Invalid `predicate`"),
         ("tf.data.Dataset.range(1.5)", "TypeError", "Cannot convert 1.5 to EagerTensor"),
         ("next(tf.data.Dataset.range(2))", "TypeError", "'_RangeDataset' object is not an"),
