@@ -17,6 +17,7 @@ from gradcli.cli.options import (
     WEIGHTS,
     spec_options,
 )
+from gradcli.cli.run_commands import run_options
 
 # eval's check perturbs a small sample (the largest gradients and random elements, plus a
 # random direction through all of them); `gradcli check` goes up to --fd-max-elements
@@ -44,6 +45,7 @@ EVAL_FD_ELEMENTS = 32
 @LANG
 @CALL
 @WEIGHTS
+@run_options
 def eval_command(
     spec,
     expr,
@@ -59,11 +61,20 @@ def eval_command(
     lang,
     call,
     weights,
+    **run,
 ):
     """Values of the outputs and their gradients, cross-checked.
 
     Exit status: 0 ok, 1 when the check finds a gradient that disagrees, 2 bad input.
     """
+    from gradcli.cli.run_commands import check_run_options
+
+    given = dict(expr=expr, at=at, wrt=wrt, unconnected=unconnected, symbolic=symbolic,
+                 points=points, save=save, lang=lang, call=call, weights=weights)  # fmt: skip
+    if check_run_options(run, check=None if check == "auto" else check, **given):
+        from gradcli.cli.run_commands import run_eval as eval_run
+
+        return eval_run(spec=spec, fmt=fmt, **run)
     from gradcli.cli.tfcode_commands import is_tf_code, no_call, run_eval
     from gradcli.runtime.errors import GradcliError
 

@@ -7,6 +7,7 @@ import click
 
 from gradcli.cli.exit_codes import ExitCode
 from gradcli.cli.options import CALL, LANG, TABLE_OR_JSON, WEIGHTS, spec_options
+from gradcli.cli.run_commands import run_options
 
 
 @click.command("explain")
@@ -21,13 +22,23 @@ from gradcli.cli.options import CALL, LANG, TABLE_OR_JSON, WEIGHTS, spec_options
 @LANG
 @CALL
 @WEIGHTS
-def explain_command(spec, expr, at, wrt, unconnected, output, fmt, quiet, lang, call, weights):
+@run_options
+def explain_command(
+    spec, expr, at, wrt, unconnected, output, fmt, quiet, lang, call, weights, **run
+):
     """Why each gradient is None or zero: the node that cut or zeroed it.
 
     One result per (output, input) pair. Exit status: 0 when every gradient is connected,
     finite and nonzero everywhere, 1 when some gradient is None, (partly) zero or NaN/Inf,
     2 bad input.
     """
+    from gradcli.cli.run_commands import check_run_options
+
+    if check_run_options(run, expr=expr, at=at, wrt=wrt, unconnected=unconnected,
+                         output=output, lang=lang, call=call, weights=weights):  # fmt: skip
+        from gradcli.cli.run_commands import run_explain as explain_run
+
+        return explain_run(spec=spec, fmt=fmt, quiet=quiet, **run)
     from gradcli.cli.tfcode_commands import is_tf_code, no_call, run_explain
 
     if is_tf_code(spec, lang):  # TensorFlow code: pairs per gradient call

@@ -8,6 +8,7 @@ import click
 
 from gradcli.cli.exit_codes import ExitCode
 from gradcli.cli.options import CALL, LANG, WEIGHTS, format_option, spec_options
+from gradcli.cli.run_commands import run_options
 from gradcli.runtime.errors import GradcliError
 
 
@@ -19,8 +20,17 @@ from gradcli.runtime.errors import GradcliError
 @LANG
 @CALL
 @WEIGHTS
-def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output, lang, call, weights):
+@run_options
+def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output, lang, call, weights, **run):
     """The forward graph (and with --grad the gradient graph): tree, DOT, Mermaid, JSON."""
+    from gradcli.cli.run_commands import check_run_options
+
+    given = dict(expr=expr, at=at, wrt=wrt, unconnected=unconnected, lang=lang,
+                 weights=weights)  # fmt: skip
+    if check_run_options(run, **given):
+        from gradcli.cli.run_commands import run_graph
+
+        return run_graph(spec=spec, fmt=fmt, output=output, call=call, **run)
     from gradcli.cli.tfcode_commands import is_tf_code, load_program, no_call
 
     if is_tf_code(spec, lang):  # TensorFlow code: each gradient call's graph

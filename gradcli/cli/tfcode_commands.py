@@ -46,6 +46,9 @@ def load_program(spec, expr, at, wrt, unconnected, weights=None, **unsupported):
     if not spec:
         raise GradcliError("no program: give FILE.py ('-' with --lang tf reads stdin)")
     data, label = read_spec_bytes(spec)
+    from gradcli.cli.run_commands import refuse_torch_without_run
+
+    refuse_torch_without_run(label, data, "explain")
     if weights is None:
         return read_program(data, label)
     from gradcli.cli.weights import Weights

@@ -55,6 +55,20 @@ class CauseKind(Word):
     OUTSIDE_TAPE = TapeCause.OUTSIDE_TAPE.value
     # NaN/Inf
     NON_FINITE = "non_finite"
+    # run mode (--run): what the framework did while the script ran
+    DETACH = "detach"
+    NO_GRAD = "no_grad"
+    LEAVES_AUTOGRAD = "leaves_autograd"
+    REWRAPPED = "rewrapped"
+    REQUIRES_GRAD_FALSE = "requires_grad_false"
+    NON_LEAF = "non_leaf"
+    NOT_REGISTERED = "not_registered"
+    NOT_IN_OPTIMIZER = "not_in_optimizer"
+    ZERO_GRAD_MISUSE = "zero_grad_misuse"
+    INPLACE = "inplace"
+    BACKWARD_TWICE = "backward_twice"
+    CUSTOM_FUNCTION = "custom_function"
+    UNKNOWN = "unknown"  # gradcli cannot tell beyond a line
 
 
 class OriginKind(Word):

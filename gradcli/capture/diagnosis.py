@@ -1,0 +1,501 @@
+"""The one diagnosis of a captured program: for every gradient a call left None, zero or
+NaN, the operation and line that cut or corrupted its path, in explain's vocabulary.
+
+Framework-neutral: it reads operations by OpKind and role, values by their flags, and
+gradient calls by the gradient flow their hooks saw. The framework's own words (the fix
+for each kind, what its error messages mean) come in `words` (e.g. capture/torch_words).
+A culprit is a line where something happened to the path, never the line that asked for
+the gradient; where the capture cannot tell, the cause is `unknown` beyond a line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gradcli.capture.flowgraph import FlowGraph
+from gradcli.capture.program import Captured, Gradient, GradientCall, Operation, OpKind
+from gradcli.explain.analysis import Cause, Pair
+from gradcli.explain.report import CauseKind as K
+from gradcli.explain.report import OriginKind, Status
+
+ZERO_ROLES = {
+    "threshold": K.INACTIVE,
+    "mask": K.MASK,
+    "saturating": K.UNDERFLOW,
+    "rounding": K.NON_DIFFERENTIABLE,
+    "select": K.UNSELECTED,
+}
+MAX_CAUSES = 10  # distinct culprit lines listed per gradient
+
+
+class RunPair(Pair):
+    """A gradient of a call and its causes; fine only when connected with nothing to say."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == Status.CONNECTED and not self.causes
+
+
+@dataclass
+class Diagnosis:
+    """Pairs per call, and the causes of the errors the script or a call raised."""
+
+    pairs: list[tuple[int, RunPair]] = field(default_factory=list)
+    call_errors: dict[int, list[Cause]] = field(default_factory=dict)
+    error_causes: list[Cause] = field(default_factory=list)
+    notes: dict = field(default_factory=dict)  # call index (or "error") -> note
+
+
+def diagnose(program: Captured, words) -> Diagnosis:
+    """The diagnosis of every gradient and every error of a captured program."""
+    from gradcli.capture.diagnosis_errors import error_causes
+
+    d = Diagnosis()
+    doctor = Doctor(program, words)
+    for call in program.calls:
+        for g in call.gradients:
+            d.pairs.append((call.index, doctor.pair(call, g)))
+        d.pairs += [(call.index, p) for p in doctor.non_leaf_reads(call)]
+    doctor.optimizer_findings(d.pairs)
+    for call in program.calls:
+        if call.error is not None:
+            causes, note = error_causes(doctor, call.error["message"], call, call.line)
+            d.call_errors[call.index] = causes
+            if note:
+                d.notes[call.index] = note
+    error = program.error
+    if error is not None:
+        call = program.calls[error.in_call] if error.in_call is not None else None
+        if call is not None:
+            d.error_causes = d.call_errors.get(call.index, [])
+        else:
+            d.error_causes, note = error_causes(doctor, error.message, None, error.line)
+            if note:
+                d.notes["error"] = note
+    return d
+
+
+class Doctor:
+    """The diagnosis's reasoning over one program (FlowGraph built once)."""
+
+    def __init__(self, program: Captured, words):
+        self.program = program
+        self.words = words
+        self.flow = FlowGraph(program)
+
+    # --- naming ----------------------------------------------------------------------
+    def name(self, vid: int) -> str:
+        """The script's name for a value, or where it was made."""
+        known = self.program.names.get(vid)
+        if known:
+            return known
+        value = self.program.values.get(vid)
+        op = self.program.ops[value.op] if value is not None and value.op is not None else None
+        if op is not None:
+            return f"the result of {op.name} (line {op.line})"
+        return f"the tensor made at line {value.line}" if value and value.line else "a tensor"
+
+    def cause(self, kind, op: Operation | None, detail: str, line=None, **extra) -> Cause:
+        """A Cause at an operation's line (or `line`), with the framework's fix."""
+        where = op.line if op is not None else line
+        location = None
+        if op is not None and op.file and op.file != self.program.file and op.line:
+            location = f"{op.file}:{op.line}"
+        cause = Cause(
+            str(kind),
+            op.name if op is not None else "",
+            where,
+            detail,
+            op=op.name if op is not None else None,
+        )
+        cause.extra = {"fix": self.words.FIXES.get(str(kind)), **extra}
+        if location:
+            cause.extra["file"] = location
+        return cause
+
+    # --- one gradient ----------------------------------------------------------------
+    def pair(self, call: GradientCall, g: Gradient) -> RunPair:
+        """The pair for one gradient of a call, with its causes."""
+        output = call.root_names[0] if len(call.root_names) == 1 else "the outputs"
+        pair = RunPair(output or "the output", g.name, g.status, g.elements, g.zero_elements)
+        if g.status == Status.UNCONNECTED or (not g.reached and g.status != Status.UNCONNECTED):
+            pair.status = Status.UNCONNECTED
+            pair.causes = self.cut_causes(call, g)
+        elif g.status in (Status.ZERO, Status.PARTIALLY_ZERO):
+            pair.causes = self.zero_causes(call, g)
+        elif g.status == Status.NON_FINITE:
+            pair.causes = self.nonfinite_causes(call, g)
+        pair.reason = self.reason(pair)
+        return pair
+
+    def reason(self, pair: RunPair) -> str | None:
+        """One line from the first cause."""
+        if not pair.causes:
+            return None
+        first = pair.causes[0]
+        where = f" at line {first.line}" if first.line is not None else ""
+        more = len(pair.causes) - 1
+        also = f" (and {more} more cause{'s' * (more != 1)})" if more else ""
+        if pair.status == Status.UNCONNECTED:
+            head = f"{pair.output} gets no gradient to {pair.input} (None)"
+        elif pair.status == Status.NON_FINITE:
+            head = f"the gradient of {pair.output} for {pair.input} holds NaN or Inf"
+        elif pair.status in (Status.ZERO, Status.PARTIALLY_ZERO):
+            n, z = pair.elements, pair.zero_elements
+            head = "it is zero" if z == n else f"{z} of {n} elements are zero"
+        else:
+            head = f"{pair.input} gets a gradient, but"
+        return f"{head}: {first.kind}{where}{also}"
+
+    def cut_causes(self, call: GradientCall, g: Gradient) -> list[Cause]:
+        """Why a gradient is None: the first operation on each path that does not carry it."""
+        x, values, ops = g.value_id, self.program.values, self.program.ops
+        v = values[x]
+        if not g.leaf:
+            return [self.non_leaf(x)]
+        if not g.requires_grad:
+            return [self.frozen(x, call.first_op)]
+        end = call.first_op
+        grad_values, _ = self.flow.forward([x], end, gradient=True)
+        _, data_ops = self.flow.forward([x], end)
+        _, root_ops = self.flow.backward(call.roots, end)
+        on_path = sorted(data_ops & root_ops)
+        cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values)]
+        if cuts:
+            causes = self._grouped([self.cut(op) for op in cuts])
+            causes += [
+                self.rewrapped(ops[o])
+                for o in on_path
+                if ops[o].kind is OpKind.REWRAP and ops[o].exits
+            ]
+            return causes
+        if on_path:
+            custom = [ops[o] for o in on_path if ops[o].kind is OpKind.CUSTOM]
+            if custom:
+                return [self.custom(op) for op in custom[:MAX_CAUSES]]
+            last = ops[on_path[-1]]
+            detail = (
+                f"{self.name(x)} reaches the output in the data flow, but the gradient "
+                f"graph does not; gradcli cannot tell why beyond line {last.line}"
+            )
+            return [self.cause(K.UNKNOWN, last, detail)]
+        exits = [
+            ops[o]
+            for o in sorted(data_ops)
+            if ops[o].kind is OpKind.EXIT and any(i in grad_values for i in ops[o].inputs)
+        ]
+        rebuilt = [ops[o] for o in sorted(root_ops) if ops[o].extra.get("from_values")]
+        if exits and rebuilt:
+            causes = self._grouped([self.exit(op) for op in exits])
+            return causes + self._grouped([self.rebuilt(op) for op in rebuilt])
+        return [self.no_path(x, v, data_ops, end, call)]
+
+    def _cuts(self, op: Operation, grad_values: set) -> bool:
+        entering = [i for i in op.inputs if i in grad_values]
+        return bool(entering) and not all(self.flow.carries(op, i) for i in entering)
+
+    def _grouped(self, causes: list[Cause]) -> list[Cause]:
+        """One cause per (kind, line), counting repeats (a loop cuts at the same line)."""
+        kept: dict = {}
+        for c in causes:
+            key = (c.kind, c.line, c.extra.get("file"))
+            if key in kept:
+                kept[key].extra["times"] = kept[key].extra.get("times", 1) + 1
+            else:
+                kept[key] = c
+        return list(kept.values())[:MAX_CAUSES]
+
+    def cut(self, op: Operation) -> Cause:
+        """The cause an operation that does not carry a gradient stands for."""
+        if op.kind is OpKind.DETACH:
+            return self.cause(
+                K.DETACH,
+                op,
+                f"{op.name} returns the same values with no "
+                "gradient: nothing before it on this path is trained by it",
+            )
+        if op.kind is OpKind.EXIT:
+            return self.exit(op)
+        if op.kind is OpKind.REWRAP:
+            return self.rewrapped(op)
+        if not op.grad_enabled:
+            return self.no_grad(op)
+        if op.kind is OpKind.CAST_INT:
+            return self.cause(
+                K.INTEGER, op, f"{op.name} casts to an integer type, which carries no gradient"
+            )
+        if op.extra.get("role") == "discrete":
+            return self.cause(
+                K.NON_DIFFERENTIABLE,
+                op,
+                f"{op.name} gives integer or boolean results: no gradient flows through it",
+            )
+        return self.cause(
+            K.NON_DIFFERENTIABLE, op, f"{op.name} recorded no gradient for its result"
+        )
+
+    def no_grad(self, op: Operation) -> Cause:
+        """An operation run with gradient recording off, naming where it was switched off."""
+        switch = None
+        for o in range(op.index - 1, -1, -1):
+            other = self.program.ops[o]
+            if other.kind is OpKind.GRAD_MODE:
+                switch = other if other.extra.get("value") is False else None
+                break
+        mode = "torch.inference_mode()" if op.inference else "grad mode off (torch.no_grad())"
+        since = f", switched off at line {switch.line}" if switch and switch.line else ""
+        detail = f"{op.name} ran under {mode}{since}, so its result records no gradient"
+        return self.cause(K.NO_GRAD, op, detail, **({"switch_line": switch.line} if switch else {}))
+
+    def exit(self, op: Operation) -> Cause:
+        return self.cause(
+            K.LEAVES_AUTOGRAD,
+            op,
+            f"{op.name} turns the tensor into a Python value, which carries no gradient",
+        )
+
+    def rewrapped(self, op: Operation) -> Cause:
+        return self.cause(
+            K.REWRAPPED,
+            op,
+            f"{op.name} builds a new tensor from values: it "
+            "has no path back to what they were computed from",
+        )
+
+    def rebuilt(self, op: Operation) -> Cause:
+        return self.cause(
+            K.REWRAPPED,
+            op,
+            f"{op.name} builds the tensor the output comes "
+            "from out of Python values, so it has no path to any parameter",
+        )
+
+    def custom(self, op: Operation) -> Cause:
+        return self.cause(
+            K.CUSTOM_FUNCTION,
+            op,
+            f"the backward of {op.extra.get('function')}"
+            " returned no gradient (None) for this input",
+        )
+
+    def non_leaf(self, x: int) -> Cause:
+        """A tensor that is not a leaf: the line that made it one."""
+        value = self.program.values[x]
+        op = self.program.ops[value.op] if value.op is not None else None
+        made = f" by {op.name}" if op is not None else ""
+        detail = (
+            f"{self.name(x)} is not a leaf: it was computed{made}, and PyTorch fills "
+            ".grad only for leaves"
+        )
+        return self.cause(K.NON_LEAF, op, detail, line=value.line)
+
+    def frozen(self, x: int, end: int) -> Cause:
+        """A tensor that does not require grad: where it was frozen, or made without it."""
+        for o in range(min(end, len(self.program.ops)) - 1, -1, -1):
+            op = self.program.ops[o]
+            if op.kind is OpKind.SET_REQUIRES_GRAD and op.inputs[:1] == (x,):
+                if op.extra.get("value") is False:
+                    return self.cause(
+                        K.REQUIRES_GRAD_FALSE,
+                        op,
+                        f"{self.name(x)} is frozen here (requires_grad = False)",
+                    )
+                break
+        line = self.program.values[x].line
+        return self.cause(
+            K.REQUIRES_GRAD_FALSE,
+            None,
+            f"{self.name(x)} was made without requires_grad=True",
+            line=line,
+        )
+
+    def no_path(self, x, v, data_ops, end, call) -> Cause:
+        """The output does not use x: where x was last used, if anywhere."""
+        used = [o for o in sorted(data_ops) if o < end]
+        if not used:
+            return self.cause(
+                K.NO_PATH,
+                None,
+                f"{call.root_names[0] or 'the output'} does "
+                f"not use {self.name(x)}: it is not used before the call "
+                f"(made at line {v.line})",
+                line=v.line,
+            )
+        last = self.program.ops[used[-1]]
+        return self.cause(
+            K.NO_PATH,
+            last,
+            f"{call.root_names[0] or 'the output'} does not "
+            f"use {self.name(x)}: its last use is {last.name} here, and "
+            "nothing computed from it reaches the output",
+        )
+
+    # --- zeros and NaN ---------------------------------------------------------------
+    def _path_ops(self, call: GradientCall, x: int) -> list[Operation]:
+        end = call.first_op
+        _, grad_ops = self.flow.forward([x], end, gradient=True)
+        _, root_ops = self.flow.backward(call.roots, end)
+        ops = self.program.ops
+        return [ops[o] for o in sorted(grad_ops & root_ops, reverse=True)]
+
+    def zero_causes(self, call: GradientCall, g: Gradient) -> list[Cause]:
+        """Where the gradient turned zero: the operations whose gradient out has more zeros
+        than the gradient in (nearest the output first)."""
+        causes = []
+        for op in self._path_ops(call, g.value_id):
+            flow = call.flows.get(op.index)
+            if flow is None or not flow.out_elements:
+                continue
+            at_root = op.outputs and set(op.outputs) & set(call.roots)
+            if at_root and flow.out_zero and flow.out_zero == flow.out_elements:
+                return [
+                    self.cause(
+                        K.ZERO_UPSTREAM,
+                        None,
+                        "the gradient backward starts from is zero",
+                        line=call.line,
+                    )
+                ]
+            share = flow.out_zero / flow.out_elements
+            born = [z for z, n in zip(flow.in_zero, flow.in_elements) if n and z / n > share]
+            if born:
+                kind = ZERO_ROLES.get(op.extra.get("role"), K.ZERO_DERIVATIVE)
+                detail = (
+                    f"the gradient through {op.name} is zero at {max(born)} "
+                    f"element{'s' * (max(born) != 1)} where the gradient into it is not"
+                )
+                if kind == K.INACTIVE:
+                    detail += " (units whose input is at or below the threshold: dead units)"
+                causes.append(self.cause(kind, op, detail, elements=max(born)))
+        if not causes:
+            line = call.line
+            return [
+                self.cause(
+                    K.UNKNOWN,
+                    None,
+                    f"gradcli cannot tell where the zeros come from beyond line {line}",
+                    line=line,
+                )
+            ]
+        return self._grouped(causes)
+
+    def nonfinite_causes(self, call: GradientCall, g: Gradient) -> list[Cause]:
+        """Where the NaN or Inf was born: in the forward values, or in backward."""
+        values, _ops = self.program.values, self.program.ops
+        path = self._path_ops(call, g.value_id)
+        if not all(values[r].finite for r in call.roots):
+            born = [
+                op
+                for op in reversed(path)
+                if op.outputs
+                and not all(values[o].finite for o in op.outputs)
+                and all(values[i].finite for i in op.inputs)
+            ]
+            if born:
+                op = born[0]
+                return [
+                    self.cause(
+                        K.NON_FINITE,
+                        op,
+                        f"{op.name} makes NaN or Inf values in "
+                        "the forward pass, and they reach the output",
+                        origin=str(OriginKind.FORWARD),
+                    )
+                ]
+        for op in path:
+            flow = call.flows.get(op.index)
+            if flow is None or flow.out_nonfinite:
+                continue
+            if any(f for f in flow.in_nonfinite if f):
+                if op.outputs and not all(values[o].finite for o in op.outputs):
+                    masker = next(
+                        (
+                            m
+                            for m in path
+                            if m.index > op.index
+                            and m.inputs
+                            and any(not values[i].finite for i in m.inputs)
+                            and all(values[o].finite for o in m.outputs)
+                        ),
+                        None,
+                    )
+                    at = f" by {masker.name} at line {masker.line}" if masker else ""
+                    detail = (
+                        f"{op.name} makes NaN/Inf in the forward pass; they are masked "
+                        f"out{at}, but the gradient through {op.name} is still NaN "
+                        "(0 times Inf): mask the input before the operation"
+                    )
+                    return [
+                        self.cause(
+                            K.NON_FINITE,
+                            op,
+                            detail,
+                            origin=str(OriginKind.WHERE_TRAP),
+                            mask_line=masker.line if masker else None,
+                        )
+                    ]
+                detail = (
+                    f"the derivative of {op.name} is infinite or undefined at some of "
+                    "its inputs (a singular point), so the gradient turns NaN/Inf here"
+                )
+                return [self.cause(K.NON_FINITE, op, detail, origin=str(OriginKind.SINGULAR))]
+        root_flow = [call.flows.get(values[r].op) for r in call.roots if values[r].op is not None]
+        if any(f is not None and f.out_nonfinite for f in root_flow):
+            return [
+                self.cause(
+                    K.NON_FINITE,
+                    None,
+                    "the gradient backward starts from holds NaN or Inf",
+                    line=call.line,
+                    origin=str(OriginKind.PROPAGATED),
+                )
+            ]
+        return [
+            self.cause(
+                K.UNKNOWN,
+                None,
+                f"gradcli cannot tell where the NaN/Inf comes from beyond line {call.line}",
+                line=call.line,
+            )
+        ]
+
+    # --- reads, optimizers -----------------------------------------------------------
+    def non_leaf_reads(self, call: GradientCall) -> list[RunPair]:
+        """`.grad` read on a tensor that is not a leaf, after this call and before the next."""
+        calls = self.program.calls
+        end = calls[call.index + 1].first_op if call.index + 1 < len(calls) else None
+        pairs, seen = [], set()
+        for op in self.program.ops[call.last_op : end]:
+            if op.kind is not OpKind.READ_GRAD or not op.inputs or op.inputs[0] in seen:
+                continue
+            x = op.inputs[0]
+            if self.program.values[x].leaf:
+                continue
+            seen.add(x)
+            name = op.extra.get("name") or self.name(x)
+            value = self.program.values[x]
+            pair = RunPair(
+                call.root_names[0] or "the output",
+                name,
+                Status.UNCONNECTED,
+                _size(value.shape),
+                _size(value.shape),
+            )
+            pair.causes = [self.non_leaf(x)]
+            pair.causes[0].extra["read_line"] = op.line
+            pair.reason = self.reason(pair)
+            pairs.append(pair)
+        return pairs
+
+    def optimizer_findings(self, pairs: list[tuple[int, RunPair]]) -> None:
+        """zero_grad between backward and step; trained tensors no optimizer holds."""
+        from gradcli.capture.optimizer_findings import add_findings
+
+        add_findings(self, pairs)
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

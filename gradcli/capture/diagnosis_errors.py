@@ -1,0 +1,253 @@
+"""The causes of an error the framework raised in or around a gradient call: the in-place
+write into a saved tensor, the second backward through a freed graph, the loss that
+requires no grad, the `.grad` that was None... each read from the error's meaning
+(`words.read_error`) and the captured program, at the line that caused it."""
+
+from __future__ import annotations
+
+from gradcli.capture.program import GradientCall, OpKind
+from gradcli.explain.report import CauseKind as K
+
+
+def error_causes(doctor, message: str, call: GradientCall | None, line) -> tuple[list, str]:
+    """(causes, note) for an error message; no causes when it is not about gradients."""
+    fact = doctor.words.read_error(message)
+    if fact is None:
+        return [], ""
+    kind = fact["kind"]
+    note = doctor.words.NOTES.get(kind, "")
+    reader = _READERS.get(kind)
+    if reader is None:
+        return [], note
+    return reader(doctor, fact, call, line), note
+
+
+def _ops_before(doctor, call, line):
+    ops = doctor.program.ops
+    end = call.first_op if call is not None else len(ops)
+    return ops[:end]
+
+
+def _inplace_saved(doctor, fact, call, line):
+    values = doctor.program.values
+    found = []
+    for op in reversed(_ops_before(doctor, call, line)):
+        if op.kind is not OpKind.INPLACE or "version" not in op.extra or not op.inputs:
+            continue
+        target = op.inputs[0]
+        value = values[target]
+        if fact["shape"] is not None and tuple(value.shape) != fact["shape"]:
+            continue
+        if fact["node"] and value.grad_node != fact["node"] and not value.leaf:
+            continue
+        if op.extra["version"] == fact["expected"] or (
+            op.extra["version"] < fact["version"]
+            and op.extra["after"][:1] != []
+            and op.extra["after"][0] <= fact["version"]
+        ):
+            found.append(op)
+            break
+    if not found:
+        return [
+            doctor.cause(
+                K.INPLACE,
+                None,
+                "an in-place operation changed a tensor that "
+                "backward needs; gradcli did not see which",
+                line=line,
+            )
+        ]
+    op = found[0]
+    target = op.inputs[0]
+    savers = [
+        doctor.program.ops[o]
+        for o in doctor.flow.consumers.get(target, ())
+        if o < op.index and (call is None or o in call.reached_ops)
+    ]
+    used = "; ".join(f"{s.name} at line {s.line}" for s in savers[:3])
+    saved = f" after {used} saved it for backward" if used else " after it was saved for backward"
+    detail = (
+        f"{op.name} writes into {doctor.name(target)} in place (version "
+        f"{op.extra['version']} to {op.extra['after'][0]}){saved}"
+    )
+    return [doctor.cause(K.INPLACE, op, detail, saved_by=[s.line for s in savers[:3]])]
+
+
+def _backward_twice(doctor, fact, call, line):
+    program = doctor.program
+    if call is None:
+        return []
+    earlier = [c for c in program.calls[: call.index] if not c.retain_graph]
+    for first in reversed(earlier):
+        shared = first.reached_ops & call.reached_ops
+        if not shared:
+            continue
+        reused = []
+        for o in sorted(call.reached_ops - shared):
+            op = program.ops[o]
+            if op.index >= first.last_op:
+                reused += [i for i in op.inputs if program.values[i].op in shared]
+        reused = list(dict.fromkeys(reused))
+        what = ", ".join(doctor.name(v) for v in reused[:3]) or "part of its graph"
+        uses = [
+            program.ops[o]
+            for o in sorted(call.reached_ops - shared)
+            if o >= first.last_op and set(program.ops[o].inputs) & set(reused)
+        ]
+        again = f"; line {uses[0].line} uses it again" if uses else ""
+        detail = (
+            f"the backward at line {first.line} already freed the graph of {what}, "
+            f"which this call goes through again{again}"
+        )
+        cause = doctor.cause(K.BACKWARD_TWICE, None, detail, line=first.line)
+        if reused:
+            made = program.values[reused[0]]
+            cause.extra["reused_line"] = made.line
+        return [cause]
+    return [
+        doctor.cause(
+            K.BACKWARD_TWICE,
+            None,
+            "this call goes through a graph an earlier backward already freed",
+            line=line,
+        )
+    ]
+
+
+def _root_no_grad(doctor, fact, call, line):
+    program = doctor.program
+    roots = call.roots if call is not None else []
+    end = call.first_op if call is not None else len(program.ops)
+    values, root_ops = doctor.flow.backward(roots, end)
+    ops = program.ops
+    cuts = []
+    for o in sorted(root_ops):
+        op = ops[o]
+        entering = [i for i in op.inputs if program.values[i].requires_grad]
+        if entering and not any(program.values[w].requires_grad for w in op.outputs):
+            cuts.append(doctor.cut(op))
+    if cuts:
+        return doctor._grouped(cuts)
+    leaves = [v for v in sorted(values) if program.values[v].leaf and program.values[v].floating]
+    frozen = [doctor.frozen(v, end) for v in leaves]
+    if frozen:
+        return doctor._grouped(frozen)
+    return [
+        doctor.cause(
+            K.REQUIRES_GRAD_FALSE,
+            None,
+            "nothing the output is computed from requires grad",
+            line=line,
+        )
+    ]
+
+
+def _inference_saved(doctor, fact, call, line):
+    program = doctor.program
+    failed = [op for op in program.ops if op.extra.get("raised") and op.line == line]
+    op = failed[-1] if failed else None
+    inputs = op.inputs if op is not None else ()
+    made = [v for v in inputs if program.values[v].inference]
+    causes = []
+    for v in made:
+        value = program.values[v]
+        maker = program.ops[value.op] if value.op is not None else None
+        detail = (
+            f"{doctor.name(v)} was made under torch.inference_mode(), and inference "
+            "tensors cannot be saved for backward"
+        )
+        causes.append(doctor.cause(K.NO_GRAD, maker, detail, line=value.line))
+    return doctor._grouped(causes) or [
+        doctor.cause(K.NO_GRAD, op, "an input was made under torch.inference_mode()", line=line)
+    ]
+
+
+def _inplace_leaf(doctor, fact, call, line):
+    program = doctor.program
+    failed = [op for op in program.ops if op.extra.get("raised") and op.line == line]
+    op = failed[-1] if failed else None
+    target = doctor.name(op.inputs[0]) if op is not None and op.inputs else "a leaf"
+    return [
+        doctor.cause(
+            K.INPLACE,
+            op,
+            f"an in-place write into {target}, a leaf that requires grad, outside torch.no_grad()",
+            line=line,
+        )
+    ]
+
+
+def _custom_count(doctor, fact, call, line):
+    node = (fact.get("node") or "").removesuffix("Backward")
+    found = [
+        op
+        for op in doctor.program.ops
+        if op.kind is OpKind.CUSTOM and op.extra.get("function") == node
+    ]
+    op = found[-1] if found else None
+    return [
+        doctor.cause(
+            K.CUSTOM_FUNCTION,
+            op,
+            f"the backward of {node or 'a custom Function'}"
+            " returns the wrong number of gradients (one per input of forward)",
+            line=line,
+        )
+    ]
+
+
+def _unused_input(doctor, fact, call, line):
+    if call is None:
+        return []
+    causes = []
+    for g in call.gradients:
+        if not g.reached:
+            causes += doctor.cut_causes(call, g)
+    return doctor._grouped(causes)
+
+
+def _input_no_grad(doctor, fact, call, line):
+    if call is None:
+        return []
+    return [doctor.frozen(g.value_id, call.first_op) for g in call.gradients if not g.requires_grad]
+
+
+def _non_leaf_param(doctor, fact, call, line):
+    info = doctor.program.facts.get("non_leaf_params") or {}
+    return [doctor.non_leaf(v) for v in info.get("values", [])][:10]
+
+
+def _none_grad(doctor, fact, call, line):
+    program = doctor.program
+    reads = [op for op in program.ops if op.kind is OpKind.READ_GRAD and op.line == line]
+    if not reads:
+        return []
+    x = reads[-1].inputs[0] if reads[-1].inputs else None
+    if x is None:
+        return []
+    if not program.values[x].leaf:
+        return [doctor.non_leaf(x)]
+    for k in range(len(program.calls) - 1, -1, -1):
+        c = program.calls[k]
+        for g in c.gradients:
+            if g.value_id == x:
+                return doctor.cut_causes(c, g) if g.status == "unconnected" else []
+    return [
+        doctor.cause(
+            K.NO_PATH, reads[-1], f"{doctor.name(x)}.grad is None: no backward has reached it yet"
+        )
+    ]
+
+
+_READERS = {
+    "inplace_saved": _inplace_saved,
+    "backward_twice": _backward_twice,
+    "root_no_grad": _root_no_grad,
+    "inference_saved": _inference_saved,
+    "inplace_leaf": _inplace_leaf,
+    "custom_count": _custom_count,
+    "unused_input": _unused_input,
+    "input_no_grad": _input_no_grad,
+    "non_leaf_param": _non_leaf_param,
+    "none_grad": _none_grad,
+}

@@ -1,0 +1,81 @@
+"""The script's own words for what a gradient call names: the receiver of `loss.backward()`
+and the inputs of `torch.autograd.grad(loss, [w, b])`, read from the source (never run)."""
+
+from __future__ import annotations
+
+import ast
+import linecache
+from functools import lru_cache
+
+CALL_NAMES = ("backward", "grad")
+
+
+@lru_cache(maxsize=64)
+def _tree(file: str):
+    text = "".join(linecache.getlines(file))
+    try:
+        return ast.parse(text), text
+    except (SyntaxError, ValueError):
+        return None, text
+
+
+def _calls_at(file: str, line: int) -> list[ast.Call]:
+    tree, _ = _tree(file)
+    if tree is None:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            name = node.func.id if isinstance(node.func, ast.Name) else name
+            if name in CALL_NAMES:
+                found.append(node)
+    return found
+
+
+def _text(file: str, node) -> str | None:
+    _, text = _tree(file)
+    segment = ast.get_source_segment(text, node)
+    return " ".join(segment.split()) if segment else None
+
+
+def root_text(file: str | None, line: int | None, kind: str) -> str | None:
+    """The source text of the tensor a gradient call differentiates (`loss`), if readable."""
+    if file is None or line is None:
+        return None
+    for call in _calls_at(file, line):
+        func = call.func
+        if kind == "backward" and isinstance(func, ast.Attribute) and func.attr == "backward":
+            if call.args and _is_autograd(func.value):  # torch.autograd.backward(loss)
+                return _text(file, call.args[0])
+            if not _is_autograd(func.value):
+                return _text(file, func.value)
+        if call.args and (kind == "grad" or _is_autograd(getattr(func, "value", None))):
+            return _text(file, call.args[0])
+    return None
+
+
+def input_texts(file: str | None, line: int | None, count: int) -> list[str] | None:
+    """The source text of each input of `autograd.grad(y, inputs)`, if written as a list."""
+    if file is None or line is None:
+        return None
+    for call in _calls_at(file, line):
+        arg = call.args[1] if len(call.args) > 1 else None
+        for kw in call.keywords:
+            if kw.arg == "inputs":
+                arg = kw.value
+        if arg is None:
+            continue
+        listed = isinstance(arg, (ast.List, ast.Tuple)) and len(arg.elts) == count
+        if listed and not any(isinstance(e, ast.Starred) for e in arg.elts):
+            return [_text(file, e) or f"input {i}" for i, e in enumerate(arg.elts)]
+        text = _text(file, arg)
+        if text is not None:
+            return [text] if count == 1 else [f"{text}[{i}]" for i in range(count)]
+    return None
+
+
+def _is_autograd(node) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "autograd") or (
+        isinstance(node, ast.Name) and node.id == "autograd"
+    )

@@ -1,0 +1,349 @@
+"""The PyTorch edge of the run mode: a TorchFunctionMode that records every torch-level call
+the script makes, with the user's line, the grad mode and the module it ran in.
+
+Only this module set (torch_*.py) imports torch, and only under `--run`. Values are
+PyTorch's own: the capture reads tensors, never recomputes them. What it keeps per tensor
+is a weak reference and a few facts (shape, dtype, flags), not the tensor.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import weakref
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from gradcli.capture.program import Captured, Operation, OpKind, Value
+from gradcli.capture.torch_ops import ROLE_OF, describe
+
+NODE_KEY = "gradcli.op"  # the operation index written into a gradient node's metadata
+MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
+MAX_SCAN = 256  # items of a list looked into for tensors
+
+
+def _roots() -> tuple[str, ...]:
+    """Folders whose files are never the user's: torch, gradcli, the standard library."""
+    import gradcli
+
+    roots = {os.path.dirname(torch.__file__), os.path.dirname(gradcli.__file__)}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(path)
+    return tuple(os.path.realpath(r) + os.sep for r in roots)
+
+
+class UserFiles:
+    """Which source files are the user's (the script, its own modules), cached by name."""
+
+    def __init__(self, script: str):
+        self.script = script
+        self.roots = _roots()
+        self.cache: dict[str, bool] = {script: True}
+
+    def __call__(self, filename: str) -> bool:
+        known = self.cache.get(filename)
+        if known is None:
+            known = not filename.startswith("<") and not os.path.realpath(filename).startswith(
+                self.roots
+            )
+            self.cache[filename] = known
+        return known
+
+    def where(self, frame) -> tuple[str | None, int | None]:
+        """(file, line) of the innermost user frame at or outside `frame`."""
+        while frame is not None:
+            if self(frame.f_code.co_filename):
+                return frame.f_code.co_filename, frame.f_lineno
+            frame = frame.f_back
+        return None, None
+
+    def frame(self, frame):
+        """The innermost user frame at or outside `frame`."""
+        while frame is not None and not self(frame.f_code.co_filename):
+            frame = frame.f_back
+        return frame
+
+
+def tensors_in(obj, out: list, depth: int = 2) -> list:
+    """The tensors in an argument: itself, or inside lists, tuples and dicts (bounded)."""
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+    elif depth and isinstance(obj, (list, tuple)):
+        for item in obj[:MAX_SCAN]:
+            tensors_in(item, out, depth - 1)
+    elif depth and isinstance(obj, dict):
+        for item in list(obj.values())[:MAX_SCAN]:
+            tensors_in(item, out, depth - 1)
+    return out
+
+
+def _dtype(t) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+class Recorder:
+    """The captured program under construction: values by tensor, operations in order."""
+
+    def __init__(self, program: Captured, files: UserFiles):
+        self.program = program
+        self.files = files
+        self.tensors: dict[int, tuple] = {}  # id(tensor) -> (weakref, value id)
+        self.exits: dict[int, tuple] = {}  # id(python value) -> (value, exit op index)
+        self.modules: list = []  # the forward stack: module ids
+        self.module_ids: dict[int, tuple] = {}  # id(module) -> (weakref, module id)
+        self.module_refs: dict[int, object] = {}  # module id -> weakref
+        self.failure: BaseException | None = None  # gradcli's own failure, if any
+        self.optimizers: list = []  # (weakref to the optimizer, its Optimizer record)
+
+    def optimizer_params(self) -> set[int]:
+        """id() of every tensor some live optimizer holds."""
+        held = set()
+        for ref, _ in self.optimizers:
+            opt = ref()
+            for group in getattr(opt, "param_groups", ()):
+                held.update(id(p) for p in group.get("params", ()))
+        return held
+
+    # --- values ------------------------------------------------------------------------
+    def value_of(self, t, line=None) -> int:
+        """The current value id of a tensor, made on first sight (outside any capture)."""
+        entry = self.tensors.get(id(t))
+        if entry is not None and entry[0]() is t:
+            return entry[1]
+        return self.new_value(t, None, line)
+
+    def new_value(self, t, op: int | None, line) -> int:
+        """A fresh value id for tensor t, made by operation op."""
+        values = self.program.values
+        vid = len(values)
+        floating = t.is_floating_point() or t.is_complex()
+        finite = True
+        if floating and op is not None and not _is_fake(t):
+            try:
+                finite = bool(torch.isfinite(t).all())
+            except Exception:  # meta tensors, sparse layouts: no values to look at
+                finite = True
+        node = t.grad_fn
+        values[vid] = Value(
+            vid,
+            tuple(t.shape),
+            _dtype(t),
+            t.requires_grad,
+            t.is_leaf,
+            op,
+            line,
+            floating=floating,
+            finite=finite,
+            inference=t.is_inference(),
+            grad_node=type(node).__name__ if node is not None else None,
+            parameter=isinstance(t, torch.nn.Parameter),
+            in_forward=bool(self.modules),
+        )
+        try:
+            ref = weakref.ref(t)
+        except TypeError:
+            ref = lambda: None  # noqa: E731 (a tensor type without weak references)
+        self.tensors[id(t)] = (ref, vid)
+        return vid
+
+    # --- operations --------------------------------------------------------------------
+    def record(self, d, args, kwargs, inputs, out, file, line, grad, inference, before):
+        """Append the operation that just ran (d: its description) with its new values."""
+        ops = self.program.ops
+        index = len(ops)
+        in_ids = tuple(self.value_of(t, line) for t in inputs)
+        outs = tensors_in(out, [], 1)
+        kind = d.kind
+        extra: dict = {}
+        exits: tuple = ()
+        if kind is OpKind.EXIT:
+            self._keep_exit(out, index)
+        elif kind is OpKind.REWRAP:
+            exits = self._exits_in(args[0] if args else kwargs.get("data"))
+            if not in_ids and not exits:
+                kind = OpKind.CREATE
+                extra["from_values"] = True
+        elif kind in (OpKind.SET_REQUIRES_GRAD, OpKind.GRAD_MODE, OpKind.SET_GRAD):
+            extra["value"] = _flag(d, args, kwargs)
+        role = ROLE_OF.get(d.base)
+        if role is not None:
+            extra["role"] = role
+        out_ids = []
+        given = {id(t) for t in inputs}
+        records = False
+        for t in outs:
+            if kind is OpKind.INPLACE or (kind is not OpKind.CUSTOM and id(t) in given):
+                if kind is OpKind.INPLACE and not t.is_leaf:
+                    out_ids.append(self.new_value(t, index, line))  # a new version
+                elif kind is OpKind.INPLACE:
+                    out_ids.append(self.value_of(t, line))  # a leaf stays itself
+                continue
+            out_ids.append(self.new_value(t, index, line))
+        if kind is OpKind.INPLACE and before is not None:
+            extra["version"] = before
+            extra["after"] = [t._version for t in outs[:1]]
+        for t in outs:
+            node = t.grad_fn
+            if node is not None and t.requires_grad:
+                records = True
+                meta = node.metadata
+                if NODE_KEY not in meta or kind is OpKind.INPLACE or kind is OpKind.CUSTOM:
+                    meta[NODE_KEY] = index
+        needs = in_ids and any(self.program.values[v].requires_grad for v in in_ids)
+        if kind is OpKind.COMPUTE and outs and not records and needs and grad:
+            floating = outs[0].is_floating_point() or outs[0].is_complex()
+            if not floating:
+                extra.setdefault("role", "cast" if d.base in ("to", "type") else "discrete")
+                if extra["role"] == "cast":
+                    kind = OpKind.CAST_INT
+        module = self.modules[-1] if self.modules else None
+        ops.append(
+            Operation(
+                index,
+                d.name,
+                kind,
+                in_ids,
+                tuple(out_ids),
+                line,
+                file,
+                grad,
+                inference,
+                module,
+                records,
+                exits,
+                extra,
+            )
+        )
+        return index
+
+    def _keep_exit(self, out, index: int) -> None:
+        if len(self.exits) >= MAX_EXITS:
+            self.exits.pop(next(iter(self.exits)))
+        self.exits[id(out)] = (out, index)
+        if isinstance(out, list):
+            for item in out[:MAX_SCAN]:
+                self.exits[id(item)] = (item, index)
+
+    def _exits_in(self, data, depth: int = 3) -> tuple:
+        found = []
+        stack = [(data, depth)]
+        while stack:
+            obj, left = stack.pop()
+            entry = self.exits.get(id(obj))
+            if entry is not None and entry[0] is obj and not isinstance(obj, (bool, int)):
+                found.append(entry[1])
+            elif left and isinstance(obj, (list, tuple)):
+                stack.extend((item, left - 1) for item in obj[:MAX_SCAN])
+        return tuple(dict.fromkeys(found))
+
+    def module_id(self, module) -> int:
+        """A stable id for an nn.Module object."""
+        entry = self.module_ids.get(id(module))
+        if entry is not None and entry[0]() is module:
+            return entry[1]
+        mid = len(self.module_refs)
+        ref = weakref.ref(module)
+        self.module_ids[id(module)] = (ref, mid)
+        self.module_refs[mid] = ref
+        return mid
+
+
+def _flag(d, args, kwargs):
+    """The boolean an attribute write or a grad-mode switch sets (None for .grad = None)."""
+    if d.kind is OpKind.SET_GRAD:
+        value = args[1] if len(args) > 1 else None
+        return None if value is None else "tensor"
+    if d.setter:
+        return bool(args[1]) if len(args) > 1 else None
+    if args[1:]:
+        return bool(args[1])
+    if args and d.kind is OpKind.GRAD_MODE:
+        return bool(args[0])
+    return bool(kwargs.get("requires_grad", kwargs.get("mode", True)))
+
+
+def _is_fake(t) -> bool:
+    return type(t).__name__ in ("FakeTensor", "FunctionalTensor") or t.device.type == "meta"
+
+
+class CaptureMode(TorchFunctionMode):
+    """Sees every torch-level call while the script runs; records it, then returns PyTorch's
+    own result unchanged."""
+
+    def __init__(self, recorder: Recorder, calls):
+        super().__init__()
+        self.recorder = recorder
+        self.calls = calls  # torch_calls.GradientCalls
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        rec = self.recorder
+        if rec.failure is not None:
+            return func(*args, **kwargs)
+        try:
+            d = describe(func)
+        except Exception as exc:  # gradcli's own failure: stop capturing, keep running
+            rec.failure = exc
+            return func(*args, **kwargs)
+        if d.quiet:
+            return func(*args, **kwargs)
+        gradient_kind = self.calls.kind_of(func)
+        if gradient_kind is not None:
+            return self.calls.run(gradient_kind, func, args, kwargs)
+        file, line = rec.files.where(sys._getframe(1))
+        try:
+            inputs = tensors_in(list(args), [], 3)
+            for value in kwargs.values():
+                tensors_in(value, inputs, 2)
+            before = None
+            if d.kind is OpKind.INPLACE and inputs:
+                before = inputs[0]._version
+            grad, inference = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+        except Exception as exc:
+            rec.failure = exc
+            return func(*args, **kwargs)
+        try:
+            out = func(*args, **kwargs)
+        except BaseException:
+            self._failed(d, inputs, file, line, grad, inference)
+            raise
+        plain_read = d.attr is not None and not d.setter and d.kind is not OpKind.READ_GRAD
+        if plain_read and not isinstance(out, torch.Tensor):
+            return out
+        try:
+            index = rec.record(d, args, kwargs, inputs, out, file, line, grad, inference, before)
+            if d.kind is OpKind.READ_GRAD:
+                self.calls.read_grad(index, inputs, out, sys._getframe(1))
+        except Exception as exc:
+            rec.failure = exc
+        return out
+
+    def _failed(self, d, inputs, file, line, grad, inference) -> None:
+        """An operation PyTorch refused: kept (marked raised) so the error can be read."""
+        rec = self.recorder
+        try:
+            ops = rec.program.ops
+            in_ids = tuple(rec.value_of(t, line) for t in inputs)
+            ops.append(
+                Operation(
+                    len(ops),
+                    d.name,
+                    d.kind,
+                    in_ids,
+                    (),
+                    line,
+                    file,
+                    grad,
+                    inference,
+                    None,
+                    False,
+                    (),
+                    {"raised": True},
+                )
+            )
+        except Exception as exc:
+            rec.failure = exc

@@ -1,0 +1,155 @@
+"""Run a PyTorch script under capture: the mode, the global module and optimizer hooks, and
+what the script's end (or its error, or a stop) leaves to read."""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from contextlib import ExitStack
+
+import torch
+
+from gradcli.capture import script
+from gradcli.capture.program import Captured, Operation, OpKind, Optimizer, ProgramError
+from gradcli.capture.torch_calls import GradientCalls
+from gradcli.capture.torch_capture import CaptureMode, Recorder, UserFiles
+from gradcli.capture.torch_registry import unregistered
+
+
+def seed_all(seed: int) -> None:
+    """Seed Python's random, NumPy and torch, as a script's own seeding would."""
+    import random
+
+    import numpy as np
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) -> Captured:
+    """Run the compiled script as __main__ and return what PyTorch did."""
+    files = UserFiles(code.co_filename)
+    program = Captured(path, "torch", text.splitlines())
+    rec = Recorder(program, files)
+    gradient_calls = GradientCalls(rec, calls)
+    if seed is not None:
+        seed_all(seed)
+    with ExitStack() as stack:
+        _install(stack, rec)
+        stack.enter_context(CaptureMode(rec, gradient_calls))
+        outcome = script.run(code, code.co_filename, list(args), timeout)
+        namespace = outcome.namespace
+    program.stopped = outcome.stopped
+    program.exit_code = outcome.exit_code
+    if outcome.exception is not None:
+        exc = outcome.exception
+        file, line = script.script_frame(exc.__traceback__, files)
+        program.error = ProgramError(
+            type(exc).__name__,
+            str(exc),
+            line,
+            file,
+            len(program.ops),
+            gradient_calls.errors.get(id(exc)),
+        )
+    if rec.failure is not None:
+        program.facts["capture_failure"] = f"{type(rec.failure).__name__}: {rec.failure}"
+    try:
+        program.registered = unregistered(rec, namespace)
+    except Exception as exc:  # a module whose attributes cannot be read: nothing to say
+        program.facts["registry_failure"] = f"{type(exc).__name__}: {exc}"
+    return program
+
+
+def _install(stack: ExitStack, rec: Recorder) -> None:
+    """The module forward hooks, the optimizer hooks and Function.apply, undone on exit."""
+    from torch.nn.modules import module as nn_module
+    from torch.optim import optimizer as optim
+
+    def pre(module, args):
+        rec.modules.append(rec.module_id(module))
+
+    def post(module, args, output):
+        if rec.modules:
+            rec.modules.pop()
+
+    stack.callback(nn_module.register_module_forward_pre_hook(pre).remove)
+    stack.callback(nn_module.register_module_forward_hook(post, always_call=True).remove)
+    stack.callback(optim.register_optimizer_step_pre_hook(_step_hook(rec)).remove)
+    original_init = optim.Optimizer.__init__
+
+    def init(self, params, *args, **kwargs):
+        _file, line = rec.files.where(sys._getframe(1))
+        if not isinstance(params, (torch.Tensor, list, tuple, dict)):
+            params = list(params)  # a generator: read once, here, as Optimizer would
+        try:
+            original_init(self, params, *args, **kwargs)
+        except ValueError as exc:
+            _non_leaf_params(rec, params, line, exc)
+            raise
+        record = Optimizer(len(rec.program.optimizers), type(self).__name__, line)
+        rec.program.optimizers.append(record)
+        rec.optimizers.append((weakref.ref(self), record))
+        _refresh(rec, self, record)
+
+    optim.Optimizer.__init__ = init
+    stack.callback(setattr, optim.Optimizer, "__init__", original_init)
+    function = torch.autograd.function.Function
+    original_apply = function.__dict__["apply"]
+
+    def apply(cls, *args, **kwargs):
+        return _custom_apply(rec, cls, original_apply.__func__, args, kwargs)
+
+    function.apply = classmethod(apply)
+    stack.callback(setattr, function, "apply", original_apply)
+
+
+def _refresh(rec: Recorder, opt, record: Optimizer) -> None:
+    for group in opt.param_groups:
+        record.params.update(rec.value_of(p) for p in group["params"])
+
+
+def _step_hook(rec: Recorder):
+    def hook(opt, args, kwargs):
+        for ref, record in rec.optimizers:
+            if ref() is opt:
+                _refresh(rec, opt, record)
+                _file, line = rec.files.where(sys._getframe(1))
+                params = [p for g in opt.param_groups for p in g["params"]]
+                none = [rec.value_of(p) for p in params if p.grad is None]
+                record.steps.append({"op": len(rec.program.ops), "line": line, "none": none})
+
+    return hook
+
+
+def _non_leaf_params(rec: Recorder, params, line, exc) -> None:
+    """An optimizer refused a tensor that is not a leaf: keep which, for the diagnosis."""
+    found = []
+    for p in params if isinstance(params, (list, tuple)) else ():
+        tensors = p.get("params", ()) if isinstance(p, dict) else [p]
+        if isinstance(tensors, torch.Tensor):
+            tensors = [tensors]
+        found += [rec.value_of(t) for t in tensors if isinstance(t, torch.Tensor) and not t.is_leaf]
+    rec.program.facts["non_leaf_params"] = {"line": line, "values": found, "message": str(exc)}
+
+
+def _custom_apply(rec: Recorder, cls, apply, args, kwargs):
+    """A custom autograd.Function applied: recorded as one operation from the user's line."""
+    from gradcli.capture.torch_capture import tensors_in
+    from gradcli.capture.torch_ops import Described
+
+    file, line = rec.files.where(sys._getframe(2))
+    inputs = tensors_in(list(args), [], 2)
+    grad, inference = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+    out = apply(cls, *args, **kwargs)
+    try:
+        d = Described(f"{cls.__name__}.apply", "apply", OpKind.CUSTOM)
+        index = rec.record(d, args, kwargs, inputs, out, file, line, grad, inference, None)
+        rec.program.ops[index].extra["function"] = cls.__name__
+    except Exception as exc:
+        rec.failure = exc
+    return out
+
+
+__all__ = ["Operation", "capture"]

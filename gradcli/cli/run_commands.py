@@ -1,0 +1,238 @@
+"""`--run FILE.py` on eval, explain and graph: the script runs under its framework's capture,
+and the diagnosis reads what the framework did. Nothing here imports a framework until the
+user has asked for the run; the framework edge lives in gradcli/capture."""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+import click
+
+from gradcli.cli.exit_codes import ExitCode
+from gradcli.runtime.errors import GradcliError, Pos
+
+DEFAULT_CALLS = 2  # gradient calls reported by default (a GAN's step makes two)
+FRAMEWORKS = {"torch": "torch", "tensorflow": "tf", "keras": "tf"}
+
+
+class CallsType(click.ParamType):
+    """--calls N (a positive count) or --calls all."""
+
+    name = "N|all"
+
+    def convert(self, value, param, ctx):
+        """The count, or None for all."""
+        if value is None or value == "all":
+            return value
+        try:
+            n = int(str(value))
+        except ValueError:
+            self.fail(f"{value!r} is neither a positive count nor 'all'", param, ctx)
+        if n < 1:
+            self.fail(f"{value!r} is not a positive count", param, ctx)
+        return n
+
+
+def run_options(f):
+    """--run FILE, --calls, --seed, --timeout, and the script's own arguments after --."""
+    from gradcli.cli.options import FiniteFloat
+
+    f = click.argument("script_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- ARGS]")(f)
+    f = click.option(
+        "--timeout",
+        type=FiniteFloat(0.0),
+        default=None,
+        metavar="S",
+        help="--run: stop the script after S seconds; report what ran.",
+    )(f)
+    f = click.option(
+        "--seed",
+        type=click.IntRange(0, 2**32 - 1),
+        default=None,
+        metavar="N",
+        help="--run: seed random, NumPy and torch before the script starts.",
+    )(f)
+    f = click.option(
+        "--calls",
+        "calls",
+        type=CallsType(),
+        default=None,
+        help=f"--run: gradient calls to report, or all (default {DEFAULT_CALLS}).",
+    )(f)
+    return click.option(
+        "--run",
+        "run",
+        metavar="FILE.py",
+        default=None,
+        help="Run this PyTorch script (as python FILE.py would) and read what it did.",
+    )(f)
+
+
+def frameworks_imported(path: str, data: bytes) -> dict[str, Pos]:
+    """The frameworks a Python file imports (static: the file is only parsed), with where."""
+    try:
+        tree = ast.parse(data, path)
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[str, Pos] = {}
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        for name in names:
+            top = FRAMEWORKS.get(name.split(".")[0])
+            if top is not None and top not in found:
+                found[top] = Pos(path, node.lineno, node.col_offset + 1)
+    return found
+
+
+def refuse_torch_without_run(path: str, data: bytes, command: str) -> None:
+    """A PyTorch script without --run: exit 2, saying how to read it."""
+    where = frameworks_imported(path, data).get("torch")
+    if where is not None:
+        raise GradcliError(
+            f"this is a PyTorch script: gradcli reads PyTorch by running it, with "
+            f"'gradcli {command} --run {path}' (which runs the script as python would)",
+            where,
+        )
+
+
+def check_run_options(run: dict, **given) -> bool:
+    """True when the command runs a script (--run); the options that do not apply with it,
+    and the run options without it, are usage errors (exit 2)."""
+    if run["run"] is None:
+        if run["script_args"]:
+            raise GradcliError(
+                f"unexpected extra argument {run['script_args'][0]!r} (script "
+                "arguments follow --run FILE.py --)"
+            )
+        for flag in ("calls", "seed", "timeout"):
+            if run[flag] is not None:
+                raise GradcliError(f"--{flag} applies to --run FILE.py only")
+        return False
+    for name, value in given.items():
+        if value and name != "call":
+            flag = "-e" if name == "expr" else f"--{name}"
+            raise GradcliError(
+                f"{flag} does not apply to --run: the script itself says what to compute"
+            )
+    return True
+
+
+def read_run(run, spec, script_args, calls, seed, timeout):
+    """Run the script under capture: (program, diagnosis). Exit 2 when nothing was read."""
+    args = ([spec] if spec else []) + list(script_args)
+    try:
+        with open(run, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise GradcliError(f"cannot read {run}: {exc.strerror or exc}") from None
+    if "tf" in frameworks_imported(run, data) and "torch" not in frameworks_imported(run, data):
+        raise GradcliError(
+            f"{run} is TensorFlow code: --run reads PyTorch scripts for now; "
+            f"read it without --run: gradcli explain {run}"
+        )
+    from gradcli.capture.script import compile_script
+
+    code, text = compile_script(run)
+    try:
+        import torch  # noqa: F401  (the user asked for the run: the framework is needed now)
+    except ImportError as exc:
+        raise GradcliError(f"--run needs PyTorch in this Python environment ({exc})") from None
+    from gradcli.capture import torch_words
+    from gradcli.capture.diagnosis import diagnose
+    from gradcli.capture.torch_run import capture
+
+    limit = DEFAULT_CALLS if calls is None else None if calls == "all" else calls
+    program = capture(run, code, text, args, limit, timeout, seed)
+    failure = program.facts.get("capture_failure")
+    if failure:
+        raise GradcliError(
+            f"gradcli failed while capturing {run} ({failure}); this is a bug "
+            "in gradcli, not in the script (GRADCLI_DEBUG=1 shows more)"
+        )
+    if not program.calls and program.error is None:
+        how = {"timeout": f"was stopped by --timeout {timeout:g}"}.get(program.stopped, "ran")
+        if program.exit_code is not None:
+            how = f"exited with status {program.exit_code}"
+        raise GradcliError(
+            f"{run}: the script {how} without any gradient call (backward() or "
+            "torch.autograd.grad), so there is nothing to report"
+        )
+    return program, diagnose(program, torch_words)
+
+
+def status(program, diagnosis, pairs: bool) -> int:
+    """0 every gradient connected and finite, 1 something to explain."""
+    if program.error is not None or any(c.error is not None for c in program.calls):
+        return ExitCode.FINDING
+    if pairs:
+        return ExitCode.OK if all(p.ok for _, p in diagnosis.pairs) else ExitCode.FINDING
+    fine = all(g.status == "connected" for c in program.calls for g in c.gradients)
+    return ExitCode.OK if fine else ExitCode.FINDING
+
+
+def run_explain(run, spec, script_args, calls, seed, timeout, fmt, quiet) -> int:
+    """gradcli explain --run FILE.py."""
+    program, diagnosis = read_run(run, spec, script_args, calls, seed, timeout)
+    if not quiet:
+        if fmt == "json":
+            from gradcli.views.format import dumps
+            from gradcli.views.run_report import document
+
+            print(dumps(document(program, diagnosis, with_pairs=True)))
+        else:
+            from gradcli.views.format import console
+            from gradcli.views.run_report import print_explain
+
+            print_explain(program, diagnosis, console())
+    return status(program, diagnosis, pairs=True)
+
+
+def run_eval(run, spec, script_args, calls, seed, timeout, fmt) -> int:
+    """gradcli eval --run FILE.py: each call's gradients, PyTorch's own numbers."""
+    from gradcli.cli.inputs import choose_format
+
+    program, diagnosis = read_run(run, spec, script_args, calls, seed, timeout)
+    fmt = choose_format(fmt)
+    if fmt == "json":
+        from gradcli.views.format import dumps
+        from gradcli.views.run_report import document
+
+        print(dumps(document(program, diagnosis, with_pairs=False)))
+    elif fmt == "plain":
+        from gradcli.views.run_report import print_eval
+
+        print_eval(program, sys.stdout, plain=True)
+    else:
+        from gradcli.views.format import console
+        from gradcli.views.run_report import print_eval_tables
+
+        print_eval_tables(program, console())
+    return status(program, diagnosis, pairs=False)
+
+
+def run_graph(run, spec, script_args, calls, seed, timeout, fmt, output, call) -> int:
+    """gradcli graph --run FILE.py: a call's captured data flow, cut edges marked."""
+    from gradcli.views.graph_export import write
+    from gradcli.views.run_graph import view_of
+
+    program, diagnosis = read_run(run, spec, script_args, calls, seed, timeout)
+    if call is None:
+        call = 0
+    if call >= len(program.calls):
+        n = len(program.calls)
+        raise GradcliError(f"--call {call}: the script made {n} gradient call{'s' * (n != 1)}")
+    view = view_of(program, diagnosis, program.calls[call])
+    if output is None:
+        write(view, fmt, sys.stdout)
+        return ExitCode.OK
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            write(view, fmt, fh)
+    except OSError as exc:
+        raise GradcliError(f"cannot write {output}: {exc.strerror or exc}") from None
+    return ExitCode.OK

@@ -1,0 +1,256 @@
+"""The run mode's output (`--run FILE.py`): every gradient call's gradients, the diagnosis's
+pairs and the script's error, as JSON, plain lines, or Rich panels with the culprit's line.
+
+JSON (schema 1): {"schema", "file", "framework", "calls": [{"line", "kind", "target",
+"gradients": [{"name", "value", "shape", "dtype", "status"}], "error"}], "pairs": [{"call",
+"output", "input", "status", ..., "causes": [{"kind", "line", "fix", ...}]}], "error",
+"stopped", "notes"}; eval writes the same without "pairs".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.views.format import SCHEMA, jsonable, pretty, shape_text
+
+DTYPES = {
+    "float16": np.float16,
+    "bfloat16": np.float32,
+    "float32": np.float32,
+    "float64": np.float64,
+}
+
+
+def gradient_value(g):
+    """A gradient's numbers as JSON data, with the framework's own precision."""
+    if g.value is None:
+        return None
+    dtype = DTYPES.get(g.dtype or "")
+    try:
+        return jsonable(np.asarray(g.value, dtype=dtype))
+    except (TypeError, ValueError):  # complex and other values: as the framework listed them
+        return g.value
+
+
+def error_doc(error: dict | None, causes, note: str = "") -> dict | None:
+    """An error as JSON: "Type: text", its line, its causes."""
+    if error is None:
+        return None
+    return {
+        "message": f"{error['type']}: {error['message']}",
+        "line": error.get("line"),
+        "causes": [c.document() for c in causes],
+        "note": note or None,
+    }
+
+
+def document(program, diagnosis, with_pairs: bool) -> dict:
+    """The JSON document of a run (explain: with pairs; eval: without)."""
+    calls = []
+    for call in program.calls:
+        causes = diagnosis.call_errors.get(call.index, [])
+        calls.append(
+            {
+                "line": call.line,
+                "kind": call.kind,
+                "target": call.root_names[0] if len(call.root_names) == 1 else call.root_names,
+                "gradients": [
+                    {
+                        "name": g.name,
+                        "value": gradient_value(g),
+                        "shape": list(g.shape or ()),
+                        "dtype": g.dtype,
+                        "status": g.status,
+                    }
+                    for g in call.gradients
+                ],
+                "error": error_doc(call.error, causes, diagnosis.notes.get(call.index, "")),
+            }
+        )
+    doc = {"schema": SCHEMA, "file": program.file, "framework": program.framework, "calls": calls}
+    if with_pairs:
+        doc["pairs"] = [{"call": k, **p.document()} for k, p in diagnosis.pairs]
+    error = program.error
+    doc["error"] = None
+    if error is not None:
+        message = {"type": error.type, "message": error.message, "line": error.line}
+        doc["error"] = error_doc(message, diagnosis.error_causes, diagnosis.notes.get("error"))
+        doc["error"]["call"] = error.in_call
+    doc["stopped"] = program.stopped
+    doc["notes"] = notes(program)
+    return doc
+
+
+def notes(program) -> list[str]:
+    """What the reader should know about how the run ended."""
+    out = []
+    if program.stopped == "calls":
+        n = len(program.calls)
+        out.append(
+            f"the script was stopped when it began gradient call {n + 1} "
+            f"(--calls {n}; --calls all lets it finish)"
+        )
+    elif program.stopped == "timeout":
+        out.append("the script was stopped by --timeout; what ran before is reported")
+    if program.exit_code is not None:
+        out.append(f"the script exited with status {program.exit_code}")
+    return out
+
+
+def title(call) -> str:
+    """'call 0, line 12: loss.backward()'."""
+    target = call.root_names[0] if len(call.root_names) == 1 else "the outputs"
+    what = f"{target}.backward()" if call.kind == "backward" else f"autograd.grad({target}, ...)"
+    return f"call {call.index}, line {call.line}: {what}"
+
+
+def _source(program, cause) -> str:
+    where = cause.extra.get("file")
+    if where:
+        import linecache
+
+        file, _, line = where.rpartition(":")
+        return linecache.getline(file, int(line)).strip()
+    return program.source(cause.line)
+
+
+def panel(program, pair, width=None):
+    """A Rich panel for a gradient that is not fine: its causes with their lines and fixes."""
+    from rich.console import Group
+    from rich.markup import escape
+    from rich.panel import Panel
+    from rich.text import Text
+
+    parts = [Text(pair.reason or pair.status, style="bold"), Text("")]
+    parts += cause_lines(program, pair.causes)
+    heading = f"[bold]{escape(pair.input)}[/]: [yellow]{pair.status}[/]"
+    return Panel(
+        Group(*parts), title=heading, title_align="left", border_style="yellow", width=width
+    )
+
+
+def cause_lines(program, causes) -> list:
+    """Each cause as '✗ kind at line N: detail', its source line and its fix."""
+    from rich.text import Text
+
+    parts = []
+    for cause in causes:
+        item = Text("✗ ", style="red")
+        where = f" at line {cause.line}" if cause.line is not None else ""
+        item.append(f"{cause.kind}{where}", style="bold")
+        times = cause.extra.get("times")
+        item.append((f" ({times} times)" if times else "") + f": {cause.detail}")
+        parts.append(item)
+        text = _source(program, cause)
+        if text:
+            source = Text(f"  line {cause.line}: ", style="dim")
+            source.append(text, style="bold")
+            parts.append(source)
+        if cause.extra.get("fix"):
+            parts.append(Text(f"  fix: {cause.extra['fix']}", style="green"))
+    return parts
+
+
+def print_explain(program, diagnosis, out) -> None:
+    """explain's table output: per call, a panel per gradient that is not fine."""
+    from gradcli.views.format import block_width, rule
+
+    for call in program.calls:
+        rule(out, title(call))
+        pairs = [p for k, p in diagnosis.pairs if k == call.index]
+        for pair in pairs:
+            if not pair.ok:
+                out.print(panel(program, pair, block_width(out)))
+        fine = [p.input for p in pairs if p.ok]
+        if fine:
+            out.print(f"connected, finite: {', '.join(fine)}", markup=False, highlight=False)
+        if not pairs:
+            out.print("no tensor the script names gets a gradient from this call", markup=False)
+        if call.error is not None:
+            _print_error(
+                out,
+                program,
+                call.error,
+                diagnosis.call_errors.get(call.index, []),
+                diagnosis.notes.get(call.index),
+            )
+    error = program.error
+    if error is not None and error.in_call is None:
+        message = {"type": error.type, "message": error.message, "line": error.line}
+        _print_error(out, program, message, diagnosis.error_causes, diagnosis.notes.get("error"))
+    for note in notes(program):
+        out.print(f"note: {note}", markup=False, highlight=False)
+
+
+def _print_error(out, program, error, causes, note) -> None:
+    from rich.text import Text
+
+    first = " ".join(str(error["message"]).split())[:300]
+    head = Text(f"{program.framework_name} raises at line {error['line']}: ", style="bold red")
+    head.append(f"{error['type']}: {first}")
+    out.print(head)
+    for part in cause_lines(program, causes):
+        out.print(part)
+    if note:
+        out.print(f"note: {note}", markup=False, highlight=False)
+
+
+def print_eval(program, out, plain: bool) -> None:
+    """eval's table or plain output: each call's gradients."""
+    for call in program.calls:
+        if plain:
+            out.write(f"call\t{call.index}\t{call.line}\t{title(call).split(': ', 1)[1]}\n")
+            for g in call.gradients:
+                value = "None" if g.value is None and g.status == "unconnected" else g.value
+                import json
+
+                text = value if isinstance(value, str) else json.dumps(gradient_value(g))
+                out.write(f"grad\t{g.name}\t{g.status}\t{text}\n")
+            if call.error is not None:
+                out.write(
+                    f"error\t{call.index}\t{call.error['type']}: "
+                    f"{' '.join(call.error['message'].split())}\n"
+                )
+            continue
+    if plain:
+        if program.error is not None and program.error.in_call is None:
+            e = program.error
+            out.write(f"error\tline {e.line}\t{e.type}: {' '.join(e.message.split())}\n")
+        for note in notes(program):
+            out.write(f"note\t{note}\n")
+
+
+def print_eval_tables(program, out) -> None:
+    """eval's tables: per call, name, shape, dtype, status and value of each gradient."""
+    from rich.table import Table
+
+    from gradcli.views.format import rule
+
+    for call in program.calls:
+        rule(out, title(call))
+        table = Table(show_edge=False, pad_edge=False)
+        for column in ("gradient", "shape", "dtype", "status", "value"):
+            table.add_column(column)
+        for g in call.gradients:
+            value = (
+                "None"
+                if g.status == "unconnected" and g.value is None
+                else (pretty(gradient_value(g)) if g.value is not None else "(too large to show)")
+            )
+            table.add_row(g.name, shape_text(g.shape or ()), g.dtype or "", g.status, value)
+        out.print(table)
+        if call.error is not None:
+            out.print(
+                f"{program.framework_name} raises {call.error['type']}: "
+                f"{' '.join(call.error['message'].split())[:300]}",
+                markup=False,
+            )
+    if program.error is not None and program.error.in_call is None:
+        e = program.error
+        out.print(
+            f"{program.framework_name} raises at line {e.line}: {e.type}: "
+            f"{' '.join(e.message.split())[:300]}",
+            markup=False,
+        )
+    for note in notes(program):
+        out.print(f"note: {note}", markup=False, highlight=False)
