@@ -53,6 +53,8 @@ def diagnose(program: Captured, words) -> Diagnosis:
     d = Diagnosis()
     doctor = Doctor(program, words)
     for call in program.calls:
+        if call.error is not None:
+            continue  # the framework raised: the error's causes say why, not each gradient
         for g in call.gradients:
             d.pairs.append((call.index, doctor.pair(call, g)))
         d.pairs += [(call.index, p) for p in doctor.non_leaf_reads(call)]
@@ -82,6 +84,7 @@ class Doctor:
         self.program = program
         self.words = words
         self.flow = FlowGraph(program)
+        self._parents: dict[int, dict] = {}
 
     # --- naming ----------------------------------------------------------------------
     def name(self, vid: int) -> str:
@@ -118,7 +121,9 @@ class Doctor:
         """The pair for one gradient of a call, with its causes."""
         output = call.root_names[0] if len(call.root_names) == 1 else "the outputs"
         pair = RunPair(output or "the output", g.name, g.status, g.elements, g.zero_elements)
-        if g.status == Status.UNCONNECTED or (not g.reached and g.status != Status.UNCONNECTED):
+        if g.status == Status.UNCONNECTED and g.reached and g.leaf and g.requires_grad:
+            pair.causes = self.none_returned(call, g)
+        elif g.status == Status.UNCONNECTED or not g.reached:
             pair.status = Status.UNCONNECTED
             pair.causes = self.cut_causes(call, g)
         elif g.status in (Status.ZERO, Status.PARTIALLY_ZERO):
@@ -330,117 +335,159 @@ class Doctor:
             "nothing computed from it reaches the output",
         )
 
-    # --- zeros and NaN ---------------------------------------------------------------
-    def _path_ops(self, call: GradientCall, x: int) -> list[Operation]:
-        end = call.first_op
-        _, grad_ops = self.flow.forward([x], end, gradient=True)
-        _, root_ops = self.flow.backward(call.roots, end)
-        ops = self.program.ops
-        return [ops[o] for o in sorted(grad_ops & root_ops, reverse=True)]
+    # --- zeros, NaN and None, from the call's gradient graph ---------------------------
+    def toward(self, call: GradientCall, x: int) -> tuple[set[int], set[int]]:
+        """(nodes from which the gradient reaches leaf x, x's own nodes) in a call's graph."""
+        parents = self._parents.get(call.index)
+        if parents is None:
+            parents = self._parents[call.index] = {}
+            for i, node in enumerate(call.nodes):
+                for c in node.children:
+                    if c is not None:
+                        parents.setdefault(c, []).append(i)
+        own = {i for i, node in enumerate(call.nodes) if node.leaf == x}
+        seen, stack = set(own), list(own)
+        while stack:
+            for p in parents.get(stack.pop(), ()):
+                if p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        return seen, own
+
+    def _births(self, call: GradientCall, x: int, test) -> list[tuple[int, int]]:
+        """(node, count) where `test(out, slot)` says the gradient toward x changed there."""
+        toward, own = self.toward(call, x)
+        found = []
+        for i in sorted(toward - own):
+            node = call.nodes[i]
+            if node.out is None or node.slots is None:
+                continue
+            counts = [s for c, s in zip(node.children, node.slots) if c in toward]
+            hit = test(node.out, counts)
+            if hit:
+                found.append((i, hit))
+        return found
+
+    def _node_op(self, call: GradientCall, i: int) -> Operation | None:
+        op = call.nodes[i].op
+        return self.program.ops[op] if op is not None else None
 
     def zero_causes(self, call: GradientCall, g: Gradient) -> list[Cause]:
-        """Where the gradient turned zero: the operations whose gradient out has more zeros
-        than the gradient in (nearest the output first)."""
-        causes = []
-        for op in self._path_ops(call, g.value_id):
-            flow = call.flows.get(op.index)
-            if flow is None or not flow.out_elements:
-                continue
-            at_root = op.outputs and set(op.outputs) & set(call.roots)
-            if at_root and flow.out_zero and flow.out_zero == flow.out_elements:
-                return [
-                    self.cause(
-                        K.ZERO_UPSTREAM,
-                        None,
-                        "the gradient backward starts from is zero",
-                        line=call.line,
-                    )
-                ]
-            share = flow.out_zero / flow.out_elements
-            born = [z for z, n in zip(flow.in_zero, flow.in_elements) if n and z / n > share]
-            if born:
-                kind = ZERO_ROLES.get(op.extra.get("role"), K.ZERO_DERIVATIVE)
-                detail = (
-                    f"the gradient through {op.name} is zero at {max(born)} "
-                    f"element{'s' * (max(born) != 1)} where the gradient into it is not"
+        """Where the gradient toward x turned zero: the nodes whose gradient out toward x has
+        a larger share of zeros than the gradient they received."""
+        roots = [n for n in call.nodes[: len(call.roots)] if n.out is not None]
+        if roots and all(n.out[0] and n.out[1] == n.out[0] for n in roots):
+            return [
+                self.cause(
+                    K.ZERO_UPSTREAM,
+                    None,
+                    "the gradient backward starts from is zero",
+                    line=call.line,
                 )
-                if kind == K.INACTIVE:
-                    detail += " (units whose input is at or below the threshold: dead units)"
-                causes.append(self.cause(kind, op, detail, elements=max(born)))
+            ]
+
+        def more_zeros(out, slots):
+            share = out[1] / out[0] if out[0] else 1.0
+            zeros = [s[1] for s in slots if s is not None and s[0] and s[1] / s[0] > share]
+            return max(zeros) if zeros else 0
+
+        causes = []
+        for i, count in self._births(call, g.value_id, more_zeros):
+            op = self._node_op(call, i)
+            role = op.extra.get("role") if op is not None else None
+            kind = ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)
+            name = op.name if op is not None else "an operation"
+            detail = (
+                f"the gradient through {name} turns zero at {count} element"
+                f"{'s' * (count != 1)} where the gradient it received does not"
+            )
+            if kind == K.INACTIVE:
+                detail += ": units whose input is at or below the threshold (dead units)"
+            elif kind == K.ZERO_DERIVATIVE and role == "mask":
+                kind = K.MASK
+            causes.append(self.cause(kind, op, detail, elements=count, line=call.line))
+        causes = self._grouped(causes)
+        causes += self._cuts_beside(call, g)
         if not causes:
-            line = call.line
             return [
                 self.cause(
                     K.UNKNOWN,
                     None,
-                    f"gradcli cannot tell where the zeros come from beyond line {line}",
-                    line=line,
+                    f"gradcli cannot tell where the zeros come from beyond line {call.line}",
+                    line=call.line,
                 )
             ]
-        return self._grouped(causes)
+        return causes
+
+    def _cuts_beside(self, call: GradientCall, g: Gradient) -> list[Cause]:
+        """Data-flow paths from x to the output that a cut keeps the gradient off."""
+        end = call.first_op
+        grad_values, _ = self.flow.forward([g.value_id], end, gradient=True)
+        _, data_ops = self.flow.forward([g.value_id], end)
+        _, root_ops = self.flow.backward(call.roots, end)
+        ops = self.program.ops
+        cuts = [ops[o] for o in sorted(data_ops & root_ops) if self._cuts(ops[o], grad_values)]
+        return self._grouped([self.cut(op) for op in cuts])
 
     def nonfinite_causes(self, call: GradientCall, g: Gradient) -> list[Cause]:
         """Where the NaN or Inf was born: in the forward values, or in backward."""
-        values, _ops = self.program.values, self.program.ops
-        path = self._path_ops(call, g.value_id)
+        values = self.program.values
+        end = call.first_op
         if not all(values[r].finite for r in call.roots):
-            born = [
-                op
-                for op in reversed(path)
-                if op.outputs
-                and not all(values[o].finite for o in op.outputs)
-                and all(values[i].finite for i in op.inputs)
-            ]
-            if born:
-                op = born[0]
-                return [
-                    self.cause(
-                        K.NON_FINITE,
-                        op,
-                        f"{op.name} makes NaN or Inf values in "
-                        "the forward pass, and they reach the output",
-                        origin=str(OriginKind.FORWARD),
-                    )
-                ]
-        for op in path:
-            flow = call.flows.get(op.index)
-            if flow is None or flow.out_nonfinite:
-                continue
-            if any(f for f in flow.in_nonfinite if f):
-                if op.outputs and not all(values[o].finite for o in op.outputs):
-                    masker = next(
-                        (
-                            m
-                            for m in path
-                            if m.index > op.index
-                            and m.inputs
-                            and any(not values[i].finite for i in m.inputs)
-                            and all(values[o].finite for o in m.outputs)
-                        ),
-                        None,
-                    )
-                    at = f" by {masker.name} at line {masker.line}" if masker else ""
-                    detail = (
-                        f"{op.name} makes NaN/Inf in the forward pass; they are masked "
-                        f"out{at}, but the gradient through {op.name} is still NaN "
-                        "(0 times Inf): mask the input before the operation"
-                    )
+            _, data_ops = self.flow.forward([g.value_id], end)
+            _, root_ops = self.flow.backward(call.roots, end)
+            for o in sorted(data_ops & root_ops):
+                op = self.program.ops[o]
+                bad_out = op.outputs and not all(values[v].finite for v in op.outputs)
+                if bad_out and all(values[v].finite for v in op.inputs):
                     return [
                         self.cause(
                             K.NON_FINITE,
                             op,
-                            detail,
-                            origin=str(OriginKind.WHERE_TRAP),
-                            mask_line=masker.line if masker else None,
+                            f"{op.name} makes NaN or Inf values "
+                            "in the forward pass, and they reach the output",
+                            origin=str(OriginKind.FORWARD),
                         )
                     ]
+
+        def turns_nonfinite(out, slots):
+            bad = [s[2] for s in slots if s is not None and s[2]]
+            return max(bad) if bad and not out[2] else 0
+
+        births = self._births(call, g.value_id, turns_nonfinite)
+        for i, count in births[:1]:
+            op = self._node_op(call, i)
+            if op is None:
+                break
+            if op.outputs and not all(values[v].finite for v in op.outputs):
+                masker = self._masker(call, g, op)
+                at = f" by {masker.name} at line {masker.line}" if masker else ""
                 detail = (
-                    f"the derivative of {op.name} is infinite or undefined at some of "
-                    "its inputs (a singular point), so the gradient turns NaN/Inf here"
+                    f"{op.name} makes NaN/Inf in the forward pass; they are masked "
+                    f"out{at}, but the gradient through {op.name} is still NaN (0 times "
+                    "Inf): mask its input before the operation, not only its output"
                 )
-                return [self.cause(K.NON_FINITE, op, detail, origin=str(OriginKind.SINGULAR))]
-        root_flow = [call.flows.get(values[r].op) for r in call.roots if values[r].op is not None]
-        if any(f is not None and f.out_nonfinite for f in root_flow):
+                return [
+                    self.cause(
+                        K.NON_FINITE,
+                        op,
+                        detail,
+                        origin=str(OriginKind.WHERE_TRAP),
+                        elements=count,
+                        mask_line=masker.line if masker else None,
+                    )
+                ]
+            detail = (
+                f"the derivative of {op.name} is infinite or undefined at some of its "
+                "inputs (a singular point), so the gradient turns NaN/Inf here"
+            )
+            return [
+                self.cause(
+                    K.NON_FINITE, op, detail, origin=str(OriginKind.SINGULAR), elements=count
+                )
+            ]
+        roots = [n for n in call.nodes[: len(call.roots)] if n.out is not None]
+        if any(n.out[2] for n in roots):
             return [
                 self.cause(
                     K.NON_FINITE,
@@ -455,6 +502,54 @@ class Doctor:
                 K.UNKNOWN,
                 None,
                 f"gradcli cannot tell where the NaN/Inf comes from beyond line {call.line}",
+                line=call.line,
+            )
+        ]
+
+    def _masker(self, call, g, born: Operation) -> Operation | None:
+        """The operation after `born` on the path that took non-finite inputs to finite outputs."""
+        values = self.program.values
+        _, data_ops = self.flow.forward(list(born.outputs), call.first_op)
+        for o in sorted(data_ops):
+            op = self.program.ops[o]
+            if (
+                any(not values[v].finite for v in op.inputs)
+                and op.outputs
+                and all(values[v].finite for v in op.outputs)
+            ):
+                return op
+        return None
+
+    def none_returned(self, call: GradientCall, g: Gradient) -> list[Cause]:
+        """The call's graph reaches x, yet x got None: the node that returned none for it."""
+
+        def returned_none(out, slots):
+            return 1 if out[0] and any(s is None for s in slots) else 0
+
+        toward, own = self.toward(call, g.value_id)
+        causes = []
+        for i in sorted(toward - own):
+            node = call.nodes[i]
+            if node.out is None or node.slots is None or not node.out[0]:
+                continue
+            if any(s is None and c in toward for c, s in zip(node.children, node.slots)):
+                op = self._node_op(call, i)
+                if op is not None and op.kind is OpKind.CUSTOM:
+                    causes.append(self.custom(op))
+                elif op is not None:
+                    causes.append(
+                        self.cause(
+                            K.NON_DIFFERENTIABLE,
+                            op,
+                            f"the gradient of {op.name} gives no gradient for this input",
+                        )
+                    )
+        return self._grouped(causes) or [
+            self.cause(
+                K.UNKNOWN,
+                None,
+                "the gradient graph reaches it, but no gradient "
+                f"arrived; gradcli cannot tell why beyond line {call.line}",
                 line=call.line,
             )
         ]

@@ -5,6 +5,8 @@ requires no grad, the `.grad` that was None... each read from the error's meanin
 
 from __future__ import annotations
 
+import re
+
 from gradcli.capture.program import GradientCall, OpKind
 from gradcli.explain.report import CauseKind as K
 
@@ -38,7 +40,7 @@ def _inplace_saved(doctor, fact, call, line):
         value = values[target]
         if fact["shape"] is not None and tuple(value.shape) != fact["shape"]:
             continue
-        if fact["node"] and value.grad_node != fact["node"] and not value.leaf:
+        if fact["node"] and _node(value.grad_node) != _node(fact["node"]) and not value.leaf:
             continue
         if op.extra["version"] == fact["expected"] or (
             op.extra["version"] < fact["version"]
@@ -71,6 +73,11 @@ def _inplace_saved(doctor, fact, call, line):
         f"{op.extra['version']} to {op.extra['after'][0]}){saved}"
     )
     return [doctor.cause(K.INPLACE, op, detail, saved_by=[s.line for s in savers[:3]])]
+
+
+def _node(name: str | None) -> str:
+    """A gradient node's name without its Backward suffix (messages use either form)."""
+    return re.sub(r"Backward\d*$", "", name or "")
 
 
 def _backward_twice(doctor, fact, call, line):
@@ -128,7 +135,13 @@ def _root_no_grad(doctor, fact, call, line):
             cuts.append(doctor.cut(op))
     if cuts:
         return doctor._grouped(cuts)
-    leaves = [v for v in sorted(values) if program.values[v].leaf and program.values[v].floating]
+    made = (OpKind.CREATE, OpKind.REWRAP)
+    leaves = [
+        v
+        for v in sorted(values)
+        if program.values[v].floating
+        and (program.values[v].op is None or ops[program.values[v].op].kind in made)
+    ]
     frozen = [doctor.frozen(v, end) for v in leaves]
     if frozen:
         return doctor._grouped(frozen)

@@ -70,15 +70,17 @@ class Operation:
 
 
 @dataclass
-class Flow:
-    """How the gradient passed through one operation during a gradient call (from hooks)."""
+class GradNode:
+    """One node of a call's gradient graph: the operation that made it (its owner: the
+    nearest recorded operation above it), its children per input slot, the leaf it
+    accumulates into, and how the gradient passed through it (from a hook that only reads:
+    (elements, zeros, non-finite) out, and per slot in, None where it returned none)."""
 
-    out_elements: int = 0
-    out_zero: int = 0
-    out_nonfinite: int = 0
-    in_elements: list = field(default_factory=list)  # per input slot
-    in_zero: list = field(default_factory=list)
-    in_nonfinite: list = field(default_factory=list)
+    op: int | None
+    children: tuple  # per slot: a node index, or None
+    leaf: int | None = None  # value id, for a node that accumulates into a leaf
+    out: tuple | None = None  # (elements, zeros, non-finite) of the gradient it received
+    slots: tuple | None = None  # per slot: (elements, zeros, non-finite) or None
 
 
 @dataclass
@@ -113,7 +115,7 @@ class GradientCall:
     first_op: int  # operations before this index ran before the call
     last_op: int = -1  # operations from this index on ran after it
     gradients: list[Gradient] = field(default_factory=list)
-    flows: dict[int, Flow] = field(default_factory=dict)  # by operation index
+    nodes: list[GradNode] = field(default_factory=list)  # the gradient graph; roots first
     reached_ops: set[int] = field(default_factory=set)  # ops whose gradient node it traversed
     error: dict | None = None  # {"type", "message", "line"}
     retain_graph: bool = False

@@ -14,7 +14,7 @@ import sys
 import torch
 
 from gradcli.capture import source_text
-from gradcli.capture.program import Flow, Gradient, GradientCall
+from gradcli.capture.program import Gradient, GradientCall, GradNode
 from gradcli.capture.script import StopScript
 from gradcli.capture.torch_capture import NODE_KEY, Recorder, _is_fake, tensors_in
 from gradcli.capture.torch_names import Names
@@ -110,50 +110,64 @@ class GradientCalls:
         return call, hooks, targets, reached
 
     def _walk(self, call: GradientCall, roots):
-        """The gradient graph from the roots: the operations and leaves it reaches, hooked."""
-        seen, leaves, hooks = set(), set(), []
-        stack = [t.grad_fn for t in roots if t.grad_fn is not None]
+        """The gradient graph from the roots, breadth first: each node with its owner (the
+        recorded operation that made it, or the nearest one above it), children and leaf,
+        and a reading hook on each. Returns the leaves reached (id of the tensor) and the
+        hooks to remove."""
+        rec = self.rec
+        index: dict[int, int] = {}
+        refs, owners, leaves = [], [], set()
         for t in roots:
             if t.grad_fn is None and t.requires_grad:
                 leaves.add(id(t))
-        while stack and len(seen) < MAX_NODES:
-            node = stack.pop()
-            if node is None or id(node) in seen:
+        queue = [(t.grad_fn, None) for t in roots if t.grad_fn is not None]
+        head = 0
+        while head < len(queue) and len(refs) < MAX_NODES:
+            node, owner = queue[head]
+            head += 1
+            if id(node) in index:
                 continue
-            seen.add(id(node))
+            index[id(node)] = len(refs)
+            refs.append(node)
+            tag = node.metadata.get(NODE_KEY)
+            owner = tag if tag is not None else owner
+            owners.append(owner)
+            if owner is not None:
+                call.reached_ops.add(owner)
+            queue.extend((n, owner) for n, _ in node.next_functions if n is not None)
+        call.complete = head >= len(queue)
+        hooks = []
+        for i, node in enumerate(refs):
+            children = tuple(
+                index.get(id(n)) if n is not None else None for n, _ in node.next_functions
+            )
             variable = getattr(node, "variable", None)
+            leaf = None
             if variable is not None:
                 leaves.add(id(variable))
-            op = node.metadata.get(NODE_KEY)
-            if op is not None:
-                call.reached_ops.add(op)
-                hooks.append(node.register_hook(self._node_hook(call, op)))
-            stack.extend(n for n, _ in node.next_functions)
-        call.complete = not stack
+                leaf = rec.value_of(variable)
+            call.nodes.append(GradNode(owners[i], children, leaf))
+            hooks.append(node.register_hook(self._node_hook(call.nodes[i])))
         return leaves, hooks
 
-    def _node_hook(self, call: GradientCall, op: int):
+    def _node_hook(self, record: GradNode):
         def hook(grad_inputs, grad_outputs):
-            flow = call.flows.get(op)
-            if flow is None:
-                flow = call.flows[op] = Flow()
-            for g in grad_outputs:
-                if g is not None:
-                    n, z, f = _count(g)
-                    flow.out_elements += n
-                    flow.out_zero += z
-                    flow.out_nonfinite += f
-            for g in grad_inputs:
-                n, z, f = (None, None, None) if g is None else _count(g)
-                flow.in_elements.append(n)
-                flow.in_zero.append(z)
-                flow.in_nonfinite.append(f)
+            try:
+                out = [_count(g) for g in grad_outputs if g is not None]
+                record.out = tuple(map(sum, zip(*out))) if out else (0, 0, 0)
+                record.slots = tuple(None if g is None else _count(g) for g in grad_inputs)
+            except Exception as exc:  # a reading that failed is gradcli's, not the script's
+                self.rec.failure = self.rec.failure or exc
 
         return hook
 
     def _leaf_hook(self, call: GradientCall, vid: int):
         def hook(grad):
-            call.contributions[vid] = _count(grad)
+            try:
+                if grad is not None:
+                    call.contributions[vid] = _count(grad)
+            except Exception as exc:
+                self.rec.failure = self.rec.failure or exc
 
         return hook
 
@@ -162,12 +176,15 @@ class GradientCalls:
             handle.remove()
         rec = self.rec
         call.last_op = len(rec.program.ops)
+        roots = set(call.roots)
         for i, (name, t) in enumerate(targets):
+            vid = rec.value_of(t)
             if call.kind == GRAD:
                 g = result[i] if result is not None and i < len(result) else None
             else:
                 g = t.grad if t.is_leaf else None
-            vid = rec.value_of(t)
+                if vid in roots or (g is not None and id(t) not in reached):
+                    continue  # the output itself, or a gradient left by an earlier call
             call.gradients.append(self._gradient(name, vid, t, g, id(t) in reached))
 
     def _gradient(self, name, vid, t, g, reached) -> Gradient:

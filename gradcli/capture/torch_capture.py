@@ -97,6 +97,7 @@ class Recorder:
         self.module_ids: dict[int, tuple] = {}  # id(module) -> (weakref, module id)
         self.module_refs: dict[int, object] = {}  # module id -> weakref
         self.failure: BaseException | None = None  # gradcli's own failure, if any
+        self.busy = 0  # > 0 while the capture itself calls torch outside the mode's handler
         self.optimizers: list = []  # (weakref to the optimizer, its Optimizer record)
 
     def optimizer_params(self) -> set[int]:
@@ -118,6 +119,13 @@ class Recorder:
 
     def new_value(self, t, op: int | None, line) -> int:
         """A fresh value id for tensor t, made by operation op."""
+        self.busy += 1  # torch calls made here are the capture's own, never recorded
+        try:
+            return self._new_value(t, op, line)
+        finally:
+            self.busy -= 1
+
+    def _new_value(self, t, op: int | None, line) -> int:
         values = self.program.values
         vid = len(values)
         floating = t.is_floating_point() or t.is_complex()
@@ -153,6 +161,13 @@ class Recorder:
     # --- operations --------------------------------------------------------------------
     def record(self, d, args, kwargs, inputs, out, file, line, grad, inference, before):
         """Append the operation that just ran (d: its description) with its new values."""
+        self.busy += 1
+        try:
+            return self._record(d, args, kwargs, inputs, out, file, line, grad, inference, before)
+        finally:
+            self.busy -= 1
+
+    def _record(self, d, args, kwargs, inputs, out, file, line, grad, inference, before):
         ops = self.program.ops
         index = len(ops)
         in_ids = tuple(self.value_of(t, line) for t in inputs)
@@ -282,7 +297,7 @@ class CaptureMode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         rec = self.recorder
-        if rec.failure is not None:
+        if rec.failure is not None or rec.busy:
             return func(*args, **kwargs)
         try:
             d = describe(func)

@@ -118,6 +118,32 @@ ROLES = {
         ]
     ),
     "mask": frozenset(
+        (
+            "linear",
+            "matmul",
+            "mm",
+            "bmm",
+            "addmm",
+            "einsum",
+            "bilinear",
+            "conv1d",
+            "conv2d",
+            "conv3d",
+            "conv_transpose2d",
+            "__matmul__",
+            "dot",
+            "outer",
+            "rnn_tanh_cell",
+            "rnn_relu_cell",
+            "lstm_cell",
+            "gru_cell",
+            "lstm",
+            "gru",
+            "rnn_tanh",
+            "rnn_relu",
+        )
+    )
+    | frozenset(
         [
             "mul",
             "__mul__",
