@@ -44,14 +44,15 @@ class Diagnosis:
     call_errors: dict[int, list[Cause]] = field(default_factory=dict)
     error_causes: list[Cause] = field(default_factory=list)
     notes: dict = field(default_factory=dict)  # call index (or "error") -> note
+    doctor: object = None  # the reasoning, for views that ask it more (graph --run)
 
 
 def diagnose(program: Captured, words) -> Diagnosis:
     """The diagnosis of every gradient and every error of a captured program."""
     from gradcli.capture.diagnosis_errors import error_causes
 
-    d = Diagnosis()
     doctor = Doctor(program, words)
+    d = Diagnosis(doctor=doctor)
     for call in program.calls:
         if call.error is not None:
             continue  # the framework raised: the error's causes say why, not each gradient

@@ -40,6 +40,9 @@ class Names:
                     if not name.startswith("__"):
                         _collect(name, obj, found, 2)
         self.last = {k: v[0] for k, v in found.items()}
+        names = self.rec.program.names
+        for name, t in found.values():
+            names[self.rec.value_of(t)] = name
         return list(found.values())
 
     def leaves(self, frame, only=None) -> list[tuple[str, object]]:

@@ -195,8 +195,8 @@ class TreePrinter:
         if target is None:
             return None
         e = self.by_target[target][slot]
-        if e.cut is not None:
-            return EDGES[e.cut]
+        if e.cut is not None:  # a run's cut edges are named by the diagnosis's cause kinds
+            return EDGES.get(e.cut, ("✂", f"cut ({e.cut}):", "bold red"))
         if self.view.nodes[target].op == COND_OP and slot in (1, 2):
             return TAKEN
         return None
