@@ -1,6 +1,6 @@
 """Why a gradient is None or (partly) zero: the analysis behind `gradcli explain` (numpy only).
 
-Data model (the JSON of `gradcli explain`, schema 1, documented in README.md):
+Data model (the JSON of `gradcli explain`, schema 1, documented in docs/json.md):
 
 - `Pair`: one (output y, input x) gradient dy/dx.
   - `status`: `connected` (every element nonzero), `partially_zero` (connected, some

@@ -1,7 +1,7 @@
 """explain's vocabulary, defined once: the status of a gradient and the kinds of cause.
 
 Scripts match on these strings (JSON `status`, `causes[].kind`, `origin`), so they are a
-fixed, documented vocabulary (README "explain"). Members are str-valued: they compare
+fixed, documented vocabulary (docs/explain.md). Members are str-valued: they compare
 equal to, print as and serialise as their value.
 """
 

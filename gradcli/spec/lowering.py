@@ -1,6 +1,6 @@
 """Expression ASTs to graph nodes: name resolution, calls, literals and the dtype rules.
 
-Dtype rules (documented in specs/README.md):
+Dtype rules (documented in docs/spec-format.md):
 - a literal (number or list of numbers) takes the dtype of the tensor it meets, like a
   Python scalar in TensorFlow; alone it is float64;
 - booleans become 0.0/1.0 where a number is needed, ints become float64 where a float is

@@ -378,7 +378,7 @@ def missing_keras_name(it: Interpreter, path: str, node) -> None:
 
 
 def names() -> list[str]:
-    """The keras.ops / tf.keras.backend names read (rows and handlers), for the README."""
+    """The keras.ops / tf.keras.backend names read (rows and handlers), for docs/reading-code.md."""
     shown = [
         p
         for p in (*KERAS, *HANDLERS)

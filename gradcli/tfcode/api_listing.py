@@ -1,6 +1,6 @@
-"""The README's list of the TensorFlow and NumPy names the reader maps to ops, from the tables,
-of the NumPy constructors and random functions it reads (builtins.SPECIAL), and of the Keras
-classes and functions it reads (tfcode/keras)."""
+"""docs/reading-code.md's list of the TensorFlow and NumPy names the reader maps to ops, from
+the tables, of the NumPy constructors and random functions it reads (builtins.SPECIAL), and of
+the Keras classes and functions it reads (tfcode/keras)."""
 
 from __future__ import annotations
 

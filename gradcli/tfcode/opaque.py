@@ -1,6 +1,6 @@
 """Code gradcli does not read, and where it meets what gradcli does (see values.Opaque).
 
-The rule (README, "Code gradcli does not read"):
+The rule (docs/reading-code.md, "Code gradcli does not read"):
 - refused outright, with every other refusal: imports of modules that run processes, load
   code or touch files (refusals.SYSTEM), `from m import *` of an unread module, anything
   that would run code;

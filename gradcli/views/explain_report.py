@@ -19,7 +19,7 @@ STYLE = {
 
 
 def document(pairs: list[Pair]) -> dict:
-    """The JSON document of an explanation (schema 1, see README)."""
+    """The JSON document of an explanation (schema 1, see docs/json.md)."""
     return {"schema": SCHEMA, "pairs": [p.document() for p in pairs]}
 
 

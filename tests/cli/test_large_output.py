@@ -1,7 +1,7 @@
 """Large outputs and gradients through the CLI: written in bulk, the same text as before.
 
 Each value is computed here with NumPy; the JSON layout is checked against json.dumps
-with indent=2 (the per-value path) and plain numbers against the README's rule.
+with indent=2 (the per-value path) and plain numbers against docs/commands.md's rule.
 """
 
 import json
@@ -78,7 +78,7 @@ def test_plain_of_large_arrays(special_spec):
         ["grad", "x"],
     ]
 
-    def text(v: float) -> str:  # README: 7 not 7.0, non-finite numbers quoted in lists
+    def text(v: float) -> str:  # docs/commands.md: 7 not 7.0, non-finite numbers quoted in lists
         if math.isnan(v) or math.isinf(v):
             return '"nan"' if math.isnan(v) else ('"inf"' if v > 0 else '"-inf"')
         if v == int(v) and abs(v) < 1e16:

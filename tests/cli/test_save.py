@@ -177,6 +177,6 @@ def test_hessian_save_lists_none_blocks(tmp_path):
 
 
 def test_eval_without_save_is_unchanged():
-    # the quadratic at 2: 10 and 7, as the README shows
+    # the quadratic at 2: 10 and 7, as the README's tour shows
     res = invoke("eval", spec("quadratic.yaml"), "--format", "plain")
     assert res.stdout.splitlines() == ["output\ty\t10", "grad\tx\t7"]

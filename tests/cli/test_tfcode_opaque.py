@@ -1,6 +1,6 @@
 """Code gradcli does not read, through the CLI: opaque names from unread modules, their
 gradients "unknown beyond line N" (status unknown, exit 1), and the refusals where such a
-value must be known (README, "Code gradcli does not read")."""
+value must be known (docs/reading-code.md, "Code gradcli does not read")."""
 
 from __future__ import annotations
 

@@ -267,7 +267,7 @@ def test_every_public_op_is_covered():
     assert not missing, f"ops without a TensorFlow reference case: {missing}"
 
 
-# The README's conventions, derived by hand, hold in TensorFlow's data (and so, by the tests
+# docs/semantics.md's conventions, derived by hand, hold in TensorFlow's data (and so, by the tests
 # above, in gradcli): (case, input, expected gradient in 'none' mode; None = unconnected).
 NAN, INF = float("nan"), float("inf")
 DOCUMENTED = [

@@ -124,7 +124,7 @@ def test_every_public_op_is_in_the_spec_language_op_list():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]  # the repository (gradcli may be installed)
-    text = (root / "specs" / "README.md").read_text()
+    text = (root / "docs" / "spec-format.md").read_text()
     spans = re.findall(r"`([^`]*)`", text)
     listed = {w for span in spans for w in re.findall(r"\w+", span)}
     symbols = {w for span in spans for w in span.split()}
@@ -133,7 +133,7 @@ def test_every_public_op_is_in_the_spec_language_op_list():
         for name, op in public_ops().items()
         if name not in listed and (op.operator is None or op.operator.symbol not in symbols)
     ]
-    assert not absent, f"public ops missing from specs/README.md's op list: {absent}"
+    assert not absent, f"public ops missing from docs/spec-format.md's op list: {absent}"
 
 
 def test_at_point_forward_is_only_for_ops_whose_forward_follows_the_core():

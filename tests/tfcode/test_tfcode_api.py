@@ -47,14 +47,15 @@ def test_cause_kinds_are_defined_once():
     assert kinds == {c.value for c in TapeCause}
 
 
-def test_the_readme_lists_every_name_the_reader_maps():
+def test_the_reading_code_page_lists_every_name_the_reader_maps():
     from helpers import ROOT
 
     from gradcli.tfcode.api_listing import END, START, listing
 
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "reading-code.md").read_text()
+    assert text.count(START) == 1 and text.count(END) == 1, "one generated list, once"
     shown = text[text.index(START) : text.index(END) + len(END)]
-    assert shown == listing(), "regenerate the README's reader names from api_listing.listing()"
+    assert shown == listing(), "regenerate docs/reading-code.md's names from api_listing.listing()"
 
 
 def test_every_raw_op_row_names_a_registered_op_and_takes_tensorflows_arguments():

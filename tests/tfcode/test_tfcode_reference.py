@@ -119,7 +119,8 @@ RAISES_FIRST = {
 # refused for now, with the construct the error must name
 REFUSED: dict = {}
 # float32 tanh and sigmoid: TensorFlow's fast Eigen kernels, not numpy's (a deliberate
-# difference, README "Deliberate differences"): these cases compare within a relative tolerance
+# difference, docs/semantics.md "Deliberate differences"): these cases compare within a
+# relative tolerance
 RELATIVE = {"keras_activations": 2e-6, "keras_fit_custom_loss": 1e-5}
 # float32 exp inside the sigmoid cross entropy (Eigen's, not numpy's), summed over the batch
 RELATIVE["tf1_graph_losses"] = 1e-6

@@ -102,7 +102,7 @@ def test_every_special_value_in_bulk():
 
 
 def test_plain_numbers_follow_the_documented_rule():
-    # README: numbers shortest-first (7, not 7.0), non-finite ones quoted inside lists
+    # docs/commands.md: numbers shortest-first (7, not 7.0), non-finite ones quoted inside lists
     arr = np.array(SPECIAL64 * 60)  # 1200 elements: the bulk path
 
     def expected(v: float) -> str:

@@ -100,7 +100,7 @@ def resolve_class(path: str) -> Class | None:
 
 
 def reader_names() -> list[str]:
-    """The tf.keras.* (and tf.Module) names the reader reads, for the README's list."""
+    """The tf.keras.* (and tf.Module) names the reader reads, for docs/reading-code.md's list."""
     names = [f"tf.keras.{n}" for n in CLASSES if not n.startswith("optimizers.legacy.")]
     names += [*TF_CLASSES, "tf.keras.Input", "tf.keras.layers.Input"]
     names += [f"tf.keras.{n}" for n in FUNCTIONS]
