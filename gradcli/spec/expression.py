@@ -484,22 +484,13 @@ def _simple(text: str, locate):
 
 
 def parse(text: str, locate: Callable[[int, int], Pos] | None = None):
-    """Parse one expression into an AST; errors name the position through `locate`.
-
-    Python's own parser (C) reads the expression and its tree is checked against
-    gradcli's grammar and converted (fast_parse.py); anything it cannot vouch for, every
-    error included, takes the full parser here, which is the reference for every
-    node, position and message.
-    """
+    """Parse one expression into an AST; errors name the position through `locate`."""
     if locate is None:
         locate = lambda line, col: Pos("<expr>", line, col)  # noqa: E731
     if len(text) < 200:
         tree = _simple(text, locate)
         if tree is not None:
             return tree
-    tree = fast_parse.parse(text, locate)
-    if tree is not None:
-        return tree
     return Parser(text, locate).parse()
 
 
@@ -526,7 +517,3 @@ def names_in(tree) -> list[str]:
         elif isinstance(node, Slice):
             stack.extend(x for x in (node.step, node.stop, node.start) if x is not None)
     return list(dict.fromkeys(order))
-
-
-# last: fast_parse builds this module's nodes and shares its tables
-from gradcli.spec import fast_parse  # noqa: E402
