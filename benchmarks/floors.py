@@ -325,3 +325,71 @@ def conv_backprop(x, k, w):
         for b in range(kw):
             dx[:, a : a + h, b : b + wd] += dpatches[:, :, :, a, b]
     return loss, dx[:, (kh - 1) // 2 : (kh - 1) // 2 + h, (kw - 1) // 2 : (kw - 1) // 2 + wd], dk
+
+
+# --- expression shapes (specs.shape_spec): the same arithmetic on a generic tape ---------------
+def shape_records(shape: str, n: int) -> list[tuple]:
+    """Tape records (op, input ids, constant) of the shape; ids 0 and 1 are x and y0."""
+    recs: list[tuple] = [("input", (), 0.0), ("input", (), 0.5)]
+
+    def add(op, ins, c=0.0):
+        recs.append((op, ins, c))
+        return len(recs) - 1
+
+    if shape == "sum of terms":
+        total = None
+        for k in range(n):
+            t = add("mulc", (add("sin", (add("mulc", (0,), k % 5 + 1),)),), (k % 7 + 1) / 8)
+            total = t if total is None else add("add", (total, t))
+        return recs
+    y = 1
+    for _ in range(n):
+        if shape == "unary-binary":
+            y = add("add", (add("mulc", (add("sin", (y,)),), 0.9), add("mulc", (0,), 0.1)))
+        elif shape == "two-argument calls":
+            y = add("addc", (add("max", (add("mulc", (y,), 0.9), add("mulc", (0,), 0.5))),), 0.01)
+        else:
+            y = add("add", (add("mulc", (y,), 0.9), add("addc", (add("mulc", (0,), 0.1),), -0.01)))
+    return recs
+
+
+def shape_tape(recs: list[tuple], x: float) -> tuple[float, float]:
+    """Forward and reverse sweep of the records; returns (output, d output / d x)."""
+    sin, cos = math.sin, math.cos
+    values = [x, 0.5]
+    partials: list[tuple] = [(), ()]
+    for op, ins, c in recs[2:]:
+        if op == "mulc":
+            values.append(values[ins[0]] * c)
+            partials.append(((ins[0], c),))
+        elif op == "add":
+            values.append(values[ins[0]] + values[ins[1]])
+            partials.append(((ins[0], 1.0), (ins[1], 1.0)))
+        elif op == "addc":
+            values.append(values[ins[0]] + c)
+            partials.append(((ins[0], 1.0),))
+        elif op == "sin":
+            v = values[ins[0]]
+            values.append(sin(v))
+            partials.append(((ins[0], cos(v)),))
+        else:  # max: the gradient to the first where a >= b, as TensorFlow's Maximum
+            a, b = values[ins[0]], values[ins[1]]
+            values.append(a if a >= b else b)
+            partials.append(((ins[0] if a >= b else ins[1], 1.0),))
+    adj = [0.0] * len(values)
+    adj[-1] = 1.0
+    for k in range(len(values) - 1, 1, -1):
+        a = adj[k]
+        if a:
+            for j, d in partials[k]:
+                adj[j] += a * d
+    return values[-1], adj[0]
+
+
+def shape_end_to_end(path: str, shape: str) -> tuple[float, float]:
+    """The whole-process floor of a shape: PyYAML's C loader on the spec, then the tape."""
+    with open(path) as fh:
+        doc = chain_yaml(fh.read())
+    graph = doc["graph"]
+    n = graph["f"].count("+") + 1 if shape == "sum of terms" else len(graph)
+    return shape_tape(shape_records(shape, n), float(doc["inputs"]["x"]))

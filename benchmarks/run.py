@@ -295,6 +295,30 @@ class Suite:
         self.frameworks(w, "chain", floor, n=n, reps=1)
         self.explain_check("chain", path, ends)
 
+    def shapes(self):
+        """Expression shapes people write (specs.SHAPES), each end to end against its floor:
+        PyYAML's C loader on the same file plus a pure-Python tape of the same arithmetic
+        (floors.shape_records), whole processes interleaved (time and peak RSS)."""
+        for shape in specs.SHAPES:
+            terms = shape == "sum of terms"
+            n = (2_000 if terms else 10_000) if self.quick else (20_000 if terms else 100_000)
+            path = self.write("shape.yaml", specs.shape_spec(shape, n))
+            floor_cmd = [sys.executable, os.path.join(HERE, "workload.py"), "shape-floor",
+                         json.dumps({"path": path, "shape": shape})]  # fmt: skip
+            cmd = [*self.gradcli, "eval", path, *self.no_check(), "--format", "json"]
+            floors, ours = [], []
+            for _ in range(self.procs):
+                floors.append(self.process(floor_cmd, os.devnull))
+                ours.append(self.process(cmd, os.devnull))
+            w = f"shape {shape}, {n:,} {'terms' if terms else 'entries'} end to end"
+            self.record(w, "C YAML load + tape (floor)", [t for t, _ in floors])
+            self.record(w, "gradcli eval --check off", [t for t, _ in ours],
+                        floor=statistics.median(t for t, _ in floors), target=3.0)  # fmt: skip
+            self.record(w + " peak RSS", "C YAML load + tape (floor)", [r for _, r in floors],
+                        unit="MiB")  # fmt: skip
+            self.record(w + " peak RSS", "gradcli eval --check off", [r for _, r in ours],
+                        floor=statistics.median(r for _, r in floors), unit="MiB")  # fmt: skip
+
     def chain_stages(self, n: int, path: str):
         """Each stage of the chain against its own floor, in one process (floors.py)."""
         st = self.workload("chain-stages", path=path, reps=self.reps)
@@ -758,13 +782,13 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--only",
         metavar="NAMES",
-        help="comma-separated: startup,chain,hessian,mlp,elementwise,contractions,tensordot,conv,"
-        "points,output,tfcode,keras,refusal",
+        help="comma-separated: startup,chain,shapes,hessian,mlp,elementwise,contractions,"
+        "tensordot,conv,points,output,tfcode,keras,refusal",
     )
     args = parser.parse_args(argv)
     names = [
-        "startup", "chain", "hessian", "mlp", "elementwise", "contractions", "tensordot", "conv",
-        "points", "output", "tfcode", "keras", "refusal",
+        "startup", "chain", "shapes", "hessian", "mlp", "elementwise", "contractions",
+        "tensordot", "conv", "points", "output", "tfcode", "keras", "refusal",
     ]  # fmt: skip
     if args.only:
         names = [n for n in args.only.split(",") if n in names]

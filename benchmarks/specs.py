@@ -424,3 +424,35 @@ def conv_spec(x_shape=CONV_X, k_shape=CONV_K) -> str:
 graph:
   loss: sum(conv2d(x, k, 1, 'SAME') * w)
 """
+
+
+# --- expression shapes: chains whose entries are not the one-op lines above ----------------
+# Each graph entry (or the one expression of "sum") is written the way people write them;
+# floors.shape_records builds the same arithmetic as tape records directly.
+SHAPE_X = 0.3
+SHAPES = ("unary-binary", "two-argument calls", "nested parentheses", "sum of terms")
+
+
+def shape_entry(shape: str, i: int) -> str:
+    """Entry y{i} of a chain shape (y0 is an input)."""
+    y = f"y{i - 1}"
+    if shape == "unary-binary":
+        return f"sin({y}) * 0.9 + 0.1 * x"
+    if shape == "two-argument calls":
+        return f"maximum({y} * 0.9, 0.5 * x) + 0.01"
+    if shape == "nested parentheses":
+        return f"(({y} * 0.9) + ((0.1 * x) - 0.01))"
+    raise ValueError(shape)
+
+
+def shape_spec(shape: str, n: int) -> str:
+    """A spec of the shape: n chain entries, or one expression of n terms (sum of terms)."""
+    lines = ["inputs:", f"  x: {SHAPE_X!r}", "  y0: 0.5", "graph:"]
+    if shape == "sum of terms":
+        terms = " + ".join(f"{(k % 7 + 1) / 8!r} * sin(x * {k % 5 + 1})" for k in range(n))
+        lines.append(f"  f: {terms}")
+        lines.append("wrt: [x]\noutputs: [f]")
+    else:
+        lines += [f"  y{i}: {shape_entry(shape, i)}" for i in range(1, n + 1)]
+        lines.append(f"wrt: [x]\noutputs: [y{n}]")
+    return "\n".join(lines) + "\n"

@@ -47,6 +47,13 @@ def chain_floor(path):
     return {"value": chain_end_to_end(path)}
 
 
+def shape_floor(path, shape):
+    """An expression shape's end-to-end floor as a whole process: C YAML load + the tape."""
+    from floors import shape_end_to_end
+
+    return {"value": shape_end_to_end(path, shape)}
+
+
 def chain_stages(path, reps):
     """Each stage of reading and evaluating the chain spec, gradcli's against its floor."""
     from floors import chain_grad_records, chain_lower, chain_parse, chain_tape, chain_yaml
@@ -493,6 +500,7 @@ KINDS = {
     "chain-tape": chain_tape,
     "chain-floor": chain_floor,
     "chain-stages": chain_stages,
+    "shape-floor": shape_floor,
     "hessian-engine": hessian_engine,
     "mlp-numpy": mlp_numpy,
     "elementwise-numpy": elementwise_numpy,

@@ -52,7 +52,7 @@ class Unary:
 
 @dataclass(slots=True)
 class Binary:
-    op: str  # + - * / @ ** and the comparisons < <= > >= == !=
+    op: str  # + - * / % @ ** and the comparisons < <= > >= == !=
     left: object
     right: object
     pos: Pos
@@ -128,7 +128,6 @@ _FORBIDDEN = {
 }
 _UNSUPPORTED_OPS = {
     "//": "'//' is not supported (use floor(a / b))",
-    "%": "'%' is not supported",
     "=": "'=' is only allowed for keyword arguments such as axis=0 (did you mean '=='?)",
 }
 
@@ -443,7 +442,7 @@ _ATOM = r"(?:(?P<{0}n>[A-Za-z_][A-Za-z_0-9]*)|(?P<{0}v>(?:\d+\.\d*|\.\d+|\d+)(?:
 _SIMPLE_CALL = re.compile(r"[ \t]*(?P<f>[A-Za-z_][A-Za-z_0-9]*)\([ \t]*" + _ATOM.format("a")
                           + r"[ \t]*\)[ \t]*\Z")  # fmt: skip
 _SIMPLE_BINARY = re.compile(
-    r"[ \t]*" + _ATOM.format("a") + r"[ \t]*(?P<op>[-+*/@]|<=|>=|==|!=|<|>)[ \t]*"
+    r"[ \t]*" + _ATOM.format("a") + r"[ \t]*(?P<op>[-+*/%@]|<=|>=|==|!=|<|>)[ \t]*"
     + _ATOM.format("b") + r"[ \t]*\Z"
 )  # fmt: skip
 

@@ -485,7 +485,7 @@ SPEC_CASES = [
     Case("walrus", G + "'(y := x)'\n", ":=", r"expected '\)', found ':'"),
     Case("tuple", G + "'(x, x)'\n", ",", r"tuples are not supported"),
     Case("floor division", G + "x // 2\n", "//", r"'//' is not supported"),
-    Case("modulo", G + "x % 2\n", "%", r"'%' is not supported"),
+    Case("modulo without a divisor", G + "x %\n", (4, 9), r"unexpected end of expression"),
     Case("assignment", G + "'y = x'\n", "=", r"'=' is only allowed for keyword arguments"),
     Case("chained comparison", G + "x < x < x\n", "< x\n", r"chained comparisons"),
     Case("unclosed paren", G + "sin(x\n", (4, 11), r"unexpected end of expression"),

@@ -79,7 +79,7 @@ def test_the_check_names_what_a_new_op_lacks():
 def test_operators_are_one_table():
     table = binary_operators()
     assert {s: op.name for s, op in table.items()} == {
-        "+": "add", "-": "sub", "*": "mul", "/": "div", "**": "pow", "@": "matmul",
+        "+": "add", "-": "sub", "*": "mul", "/": "div", "%": "floormod", "**": "pow", "@": "matmul",
         "<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal",
         "==": "equal", "!=": "not_equal",
     }  # fmt: skip

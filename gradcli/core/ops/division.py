@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from gradcli.core.ops.elementwise import binary
-from gradcli.core.ops.registry import CUT, register
+from gradcli.core.ops.registry import CUT, Operator, register
 from gradcli.core.ops.sym import each_at, number
 
 
@@ -79,5 +79,13 @@ FLOORMOD = binary(
     pole_input=1,
     pole=lambda x, y: y == 0,
     doc="x - y * floor(x / y) with the divisor's sign, TensorFlow's FloorMod (also named mod)",
+    operator=Operator("%", 20),  # x % y, as TensorFlow's Tensor.__mod__; binds like * and /
 )
-register(replace(FLOORMOD, name="mod", doc="the floor-division remainder, the same op as floormod"))
+register(
+    replace(
+        FLOORMOD,
+        name="mod",
+        doc="the floor-division remainder, the same op as floormod",
+        operator=None,  # % reads as floormod
+    )
+)
