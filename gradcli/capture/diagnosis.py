@@ -99,6 +99,16 @@ class Doctor:
             return f"the result of {op.name} (line {op.line})"
         return f"the tensor made at line {value.line}" if value and value.line else "a tensor"
 
+    def line_in(self, op: Operation | None, file: str | None, function: str | None):
+        """The line of `op` as seen from the frame (file, function) it ran under: the call
+        site there when the operation ran in a function it called, else its own line."""
+        if op is None:
+            return None
+        for f, line, name in op.extra.get("stack", ()):
+            if f == file and name == function:
+                return line
+        return op.line
+
     def cause(self, kind, op: Operation | None, detail: str, line=None, **extra) -> Cause:
         """A Cause at an operation's line (or `line`), with the framework's fix."""
         where = op.line if op is not None else line
@@ -164,9 +174,9 @@ class Doctor:
         end = call.first_op
         grad_values, _ = self.flow.forward([x], end, gradient=True)
         _, data_ops = self.flow.forward([x], end)
-        _, root_ops = self.flow.backward(call.roots, end)
+        root_values, root_ops = self.flow.backward(call.roots, end)
         on_path = sorted(data_ops & root_ops)
-        cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values)]
+        cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values, root_values)]
         if cuts:
             causes = self._grouped([self.cut(op) for op in cuts])
             causes += [
@@ -185,20 +195,42 @@ class Doctor:
                 f"graph does not; gradcli cannot tell why beyond line {last.line}"
             )
             return [self.cause(K.UNKNOWN, last, detail)]
-        exits = [
-            ops[o]
-            for o in sorted(data_ops)
-            if ops[o].kind is OpKind.EXIT and any(i in grad_values for i in ops[o].inputs)
-        ]
         rebuilt = [ops[o] for o in sorted(root_ops) if ops[o].extra.get("from_values")]
-        if exits and rebuilt:
-            causes = self._grouped([self.exit(op) for op in exits])
-            return causes + self._grouped([self.rebuilt(op) for op in rebuilt])
+        left = self._left(data_ops, grad_values, end) if rebuilt else []
+        if left:
+            return self._grouped(left) + self._grouped([self.rebuilt(op) for op in rebuilt])
         return [self.no_path(x, v, data_ops, end, call)]
 
-    def _cuts(self, op: Operation, grad_values: set) -> bool:
-        entering = [i for i in op.inputs if i in grad_values]
-        return bool(entering) and not all(self.flow.carries(op, i) for i in entering)
+    def _left(self, data_ops: set, grad_values: set, end: int) -> list[Cause]:
+        """The cuts on x's paths that lead out of the framework (to .item(), .numpy()...):
+        the first cut on each such path, then where the value left."""
+        ops = self.program.ops
+        causes, exits = [], set()
+        for o in sorted(data_ops):
+            op = ops[o]
+            if not any(i in grad_values for i in op.inputs):
+                continue
+            if op.kind is OpKind.EXIT:
+                exits.add(o)
+                causes.append(self.exit(op))
+                continue
+            if all(w in grad_values for w in op.outputs):
+                continue
+            _, after = self.flow.forward(list(op.outputs), end)
+            gone = sorted(a for a in after if ops[a].kind is OpKind.EXIT)
+            if gone:
+                causes.append(self.cut(op))
+                exits.update(gone[:1])
+                causes.append(self.exit(ops[gone[0]]))
+        return causes
+
+    def _cuts(self, op: Operation, grad_values: set, path_values: set) -> bool:
+        """An operation a gradient enters and an output of which, on the path to the
+        output, it does not reach (an EXIT has no output: its value left)."""
+        if not any(i in grad_values for i in op.inputs):
+            return False
+        outs = [o for o in op.outputs if o in path_values]
+        return not outs or any(o not in grad_values for o in outs)
 
     def _grouped(self, causes: list[Cause]) -> list[Cause]:
         """One cause per (kind, line), counting repeats (a loop cuts at the same line)."""
@@ -251,6 +283,14 @@ class Doctor:
         mode = "torch.inference_mode()" if op.inference else "grad mode off (torch.no_grad())"
         since = f", switched off at line {switch.line}" if switch and switch.line else ""
         detail = f"{op.name} ran under {mode}{since}, so its result records no gradient"
+        if switch is not None and switch.extra.get("stack"):
+            file, _, function = switch.extra["stack"][0]
+            line = self.line_in(op, file, function)
+            if line != op.line:  # the line in the with block that called it
+                detail += f" (at line {op.line}, called from here)"
+                cause = self.cause(K.NO_GRAD, None, detail, line=line, switch_line=switch.line)
+                cause.op = op.name
+                return cause
         return self.cause(K.NO_GRAD, op, detail, **({"switch_line": switch.line} if switch else {}))
 
     def exit(self, op: Operation) -> Cause:
@@ -277,6 +317,20 @@ class Doctor:
         )
 
     def custom(self, op: Operation) -> Cause:
+        """A custom Function's backward that returned None: at its def line."""
+        at = op.extra.get("backward")
+        if at is not None:
+            cause = self.cause(
+                K.CUSTOM_FUNCTION,
+                None,
+                f"the backward of {op.extra.get('function')} (applied at line {op.line}) "
+                "returned no gradient (None) for this input",
+                line=at[1],
+                apply_line=op.line,
+            )
+            if at[0] != self.program.file:
+                cause.extra["file"] = f"{at[0]}:{at[1]}"
+            return cause
         return self.cause(
             K.CUSTOM_FUNCTION,
             op,
@@ -425,9 +479,10 @@ class Doctor:
         end = call.first_op
         grad_values, _ = self.flow.forward([g.value_id], end, gradient=True)
         _, data_ops = self.flow.forward([g.value_id], end)
-        _, root_ops = self.flow.backward(call.roots, end)
+        root_values, root_ops = self.flow.backward(call.roots, end)
         ops = self.program.ops
-        cuts = [ops[o] for o in sorted(data_ops & root_ops) if self._cuts(ops[o], grad_values)]
+        on_path = sorted(data_ops & root_ops)
+        cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values, root_values)]
         return self._grouped([self.cut(op) for op in cuts])
 
     def nonfinite_causes(self, call: GradientCall, g: Gradient) -> list[Cause]:
@@ -460,6 +515,24 @@ class Doctor:
             op = self._node_op(call, i)
             if op is None:
                 break
+            if op.kind is OpKind.CUSTOM and op.extra.get("backward"):
+                file, line = op.extra["backward"]
+                detail = (
+                    f"the backward of {op.extra.get('function')} (applied at line {op.line}) "
+                    "returns NaN/Inf where the gradient it received is finite"
+                )
+                cause = self.cause(
+                    K.NON_FINITE,
+                    None,
+                    detail,
+                    line=line,
+                    origin=str(OriginKind.SINGULAR),
+                    elements=count,
+                    apply_line=op.line,
+                )
+                if file != self.program.file:
+                    cause.extra["file"] = f"{file}:{line}"
+                return [cause]
             if op.outputs and not all(values[v].finite for v in op.outputs):
                 masker = self._masker(call, g, op)
                 at = f" by {masker.name} at line {masker.line}" if masker else ""

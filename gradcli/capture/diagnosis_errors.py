@@ -106,10 +106,19 @@ def _backward_twice(doctor, fact, call, line):
             f"the backward at line {first.line} already freed the graph of {what}, "
             f"which this call goes through again{again}"
         )
-        cause = doctor.cause(K.BACKWARD_TWICE, None, detail, line=first.line)
+        # the same backward line again (a loop): the graph was carried across iterations by
+        # the reused value, made here; another line: two backward calls through one graph
+        made = program.values[reused[0]] if reused else None
+        maker = program.ops[made.op] if made is not None and made.op is not None else None
+        carried = first.line == call.line and first.file == call.file and maker is not None
+        at = doctor.line_in(maker, call.file, call.function) if carried else first.line
+        cause = doctor.cause(K.BACKWARD_TWICE, None, detail, line=at)
+        cause.extra["first_backward_line"] = first.line
+        cause.extra["fix"] = doctor.words.FIXES[
+            "backward_twice_carried" if carried else "backward_twice"
+        ]
         if reused:
-            made = program.values[reused[0]]
-            cause.extra["reused_line"] = made.line
+            cause.extra["reused"] = doctor.name(reused[0])
         return [cause]
     return [
         doctor.cause(
@@ -162,6 +171,7 @@ def _inference_saved(doctor, fact, call, line):
     inputs = op.inputs if op is not None else ()
     made = [v for v in inputs if program.values[v].inference]
     causes = []
+    error = program.error
     for v in made:
         value = program.values[v]
         maker = program.ops[value.op] if value.op is not None else None
@@ -169,7 +179,8 @@ def _inference_saved(doctor, fact, call, line):
             f"{doctor.name(v)} was made under torch.inference_mode(), and inference "
             "tensors cannot be saved for backward"
         )
-        causes.append(doctor.cause(K.NO_GRAD, maker, detail, line=value.line))
+        at = doctor.line_in(maker, error.file, error.function) if error and maker else None
+        causes.append(doctor.cause(K.NO_GRAD, None, detail, line=at or value.line))
     return doctor._grouped(causes) or [
         doctor.cause(K.NO_GRAD, op, "an input was made under torch.inference_mode()", line=line)
     ]
@@ -198,6 +209,13 @@ def _custom_count(doctor, fact, call, line):
         if op.kind is OpKind.CUSTOM and op.extra.get("function") == node
     ]
     op = found[-1] if found else None
+    if op is not None and op.extra.get("backward"):
+        cause = doctor.custom(op)
+        cause.detail = (
+            f"the backward of {node} (applied at line {op.line}) returns the wrong number of "
+            "gradients: one per input of forward, None for those that need none"
+        )
+        return [cause]
     return [
         doctor.cause(
             K.CUSTOM_FUNCTION,
@@ -252,6 +270,31 @@ def _none_grad(doctor, fact, call, line):
     ]
 
 
+def _integer_grad(doctor, fact, call, line):
+    """requires_grad on an integer tensor: where that tensor was made."""
+    program = doctor.program
+    failed = [op for op in program.ops if op.extra.get("raised") and op.line == line]
+    op = failed[-1] if failed else None
+    x = op.inputs[0] if op is not None and op.inputs else None
+    value = program.values.get(x) if x is not None else None
+    maker = program.ops[value.op] if value is not None and value.op is not None else None
+    detail = (
+        f"{doctor.name(x) if x is not None else 'the tensor'} is an integer tensor "
+        f"({value.dtype if value else 'int'}), made here, and integer tensors cannot require grad"
+    )
+    return [doctor.cause(K.INTEGER, maker, detail, line=value.line if value else line)]
+
+
+def _number_backward(doctor, fact, call, line):
+    """backward() on a Python number: the values that left the framework before it."""
+    program = doctor.program
+    error = program.error
+    end = error.op if error is not None else len(program.ops)
+    exits = [op for op in program.ops[:end] if op.kind is OpKind.EXIT and op.inputs]
+    exits = [op for op in exits if program.values[op.inputs[0]].requires_grad]
+    return doctor._grouped([doctor.exit(op) for op in exits])
+
+
 _READERS = {
     "inplace_saved": _inplace_saved,
     "backward_twice": _backward_twice,
@@ -263,4 +306,6 @@ _READERS = {
     "input_no_grad": _input_no_grad,
     "non_leaf_param": _non_leaf_param,
     "none_grad": _none_grad,
+    "integer_grad": _integer_grad,
+    "number_backward": _number_backward,
 }

@@ -55,6 +55,8 @@ class FlowGraph:
                     continue
                 reached.add(o)
                 outs = list(op.outputs)
+                if gradient:  # only the outputs that carry a gradient (not max's indices)
+                    outs = [w for w in outs if self.program.values[w].requires_grad]
                 if not gradient and op.kind is OpKind.EXIT:
                     for r in self.rewraps.get(o, ()):
                         if r < end:

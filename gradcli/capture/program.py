@@ -113,6 +113,7 @@ class GradientCall:
     roots: list[int]
     root_names: list[str]
     first_op: int  # operations before this index ran before the call
+    function: str | None = None  # the function (frame) the call was made in
     last_op: int = -1  # operations from this index on ran after it
     gradients: list[Gradient] = field(default_factory=list)
     nodes: list[GradNode] = field(default_factory=list)  # the gradient graph; roots first
@@ -144,6 +145,7 @@ class ProgramError:
     file: str | None
     op: int  # operations before this index ran before it
     in_call: int | None = None  # the gradient call it was raised in
+    function: str | None = None  # the function (frame) it was raised in
 
 
 @dataclass

@@ -146,10 +146,10 @@ def run(code, path: str, args: list[str], timeout: float | None) -> Outcome:
     return outcome
 
 
-def script_frame(tb, is_user) -> tuple[str | None, int | None]:
-    """(file, line) of the innermost frame of a traceback that is in the user's files."""
-    found = (None, None)
+def script_frame(tb, is_user) -> tuple[str | None, int | None, str | None]:
+    """(file, line, function) of a traceback's innermost frame in the user's files."""
+    found = (None, None, None)
     for frame, line in traceback.walk_tb(tb):
         if is_user(frame.f_code.co_filename):
-            found = (frame.f_code.co_filename, line)
+            found = (frame.f_code.co_filename, line, frame.f_code.co_name)
     return found

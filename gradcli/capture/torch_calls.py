@@ -16,7 +16,14 @@ import torch
 from gradcli.capture import source_text
 from gradcli.capture.program import Gradient, GradientCall, GradNode
 from gradcli.capture.script import StopScript
-from gradcli.capture.torch_capture import NODE_KEY, Recorder, _is_fake, tensors_in
+from gradcli.capture.torch_capture import (
+    NODE_KEY,
+    Recorder,
+    _is_fake,
+    grad_fn,
+    is_leaf,
+    tensors_in,
+)
 from gradcli.capture.torch_names import Names
 
 MAX_NODES = 200_000  # gradient nodes walked and hooked per call
@@ -90,6 +97,7 @@ class GradientCalls:
         call = GradientCall(
             len(rec.program.calls), kind, line, file, root_ids, names, len(rec.program.ops)
         )
+        call.function = frame.f_code.co_name if frame is not None else None
         call.retain_graph = bool(kwargs.get("retain_graph") or kwargs.get("create_graph"))
         rec.program.calls.append(call)
         if kind == GRAD:
@@ -105,7 +113,7 @@ class GradientCalls:
             targets = self.names.leaves(frame, tensors_in(given, [], 2) if given else None)
         reached, hooks = self._walk(call, roots)
         for _, t in targets:
-            if t.is_leaf and t.requires_grad:
+            if is_leaf(t) and t.requires_grad:
                 hooks.append(t.register_hook(self._leaf_hook(call, rec.value_of(t))))
         return call, hooks, targets, reached
 
@@ -118,9 +126,9 @@ class GradientCalls:
         index: dict[int, int] = {}
         refs, owners, leaves = [], [], set()
         for t in roots:
-            if t.grad_fn is None and t.requires_grad:
+            if grad_fn(t) is None and t.requires_grad:
                 leaves.add(id(t))
-        queue = [(t.grad_fn, None) for t in roots if t.grad_fn is not None]
+        queue = [(grad_fn(t), None) for t in roots if grad_fn(t) is not None]
         head = 0
         while head < len(queue) and len(refs) < MAX_NODES:
             node, owner = queue[head]
@@ -182,7 +190,7 @@ class GradientCalls:
             if call.kind == GRAD:
                 g = result[i] if result is not None and i < len(result) else None
             else:
-                g = t.grad if t.is_leaf else None
+                g = t.grad if is_leaf(t) else None
                 if vid in roots or (g is not None and id(t) not in reached):
                     continue  # the output itself, or a gradient left by an earlier call
             call.gradients.append(self._gradient(name, vid, t, g, id(t) in reached))
@@ -199,7 +207,7 @@ class GradientCalls:
             elements=t.numel(),
             reached=reached,
             requires_grad=t.requires_grad,
-            leaf=t.is_leaf,
+            leaf=is_leaf(t),
         )
         if g is None:
             grad.zero_elements = grad.elements
@@ -221,7 +229,7 @@ class GradientCalls:
 
     def read_grad(self, index: int, inputs, out, frame) -> None:
         """A `.grad` read: on a tensor that is not a leaf, remember its name for the report."""
-        if not inputs or inputs[0].is_leaf:
+        if not inputs or is_leaf(inputs[0]):
             return
         op = self.rec.program.ops[index]
         op.extra["name"] = self.names.known(inputs[0], self.rec.files.frame(frame))

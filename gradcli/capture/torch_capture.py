@@ -22,6 +22,7 @@ from gradcli.capture.torch_ops import ROLE_OF, describe
 NODE_KEY = "gradcli.op"  # the operation index written into a gradient node's metadata
 MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
 MAX_SCAN = 256  # items of a list looked into for tensors
+MAX_STACK = 8  # user frames kept per operation
 
 
 def _roots() -> tuple[str, ...]:
@@ -61,6 +62,17 @@ class UserFiles:
             frame = frame.f_back
         return None, None
 
+    def stack(self, frame) -> tuple:
+        """((file, line, function), ...) of the user frames at or outside `frame`, innermost
+        first (at most MAX_STACK): an operation's line and the lines that called it."""
+        out = []
+        while frame is not None and len(out) < MAX_STACK:
+            code = frame.f_code
+            if self(code.co_filename):
+                out.append((code.co_filename, frame.f_lineno, code.co_name))
+            frame = frame.f_back
+        return tuple(out)
+
     def frame(self, frame):
         """The innermost user frame at or outside `frame`."""
         while frame is not None and not self(frame.f_code.co_filename):
@@ -98,6 +110,7 @@ class Recorder:
         self.module_refs: dict[int, object] = {}  # module id -> weakref
         self.failure: BaseException | None = None  # gradcli's own failure, if any
         self.busy = 0  # > 0 while the capture itself calls torch outside the mode's handler
+        self.stack: tuple = ()  # the user frames of the operation being recorded
         self.optimizers: list = []  # (weakref to the optimizer, its Optimizer record)
 
     def optimizer_params(self) -> set[int]:
@@ -135,13 +148,13 @@ class Recorder:
                 finite = bool(torch.isfinite(t).all())
             except Exception:  # meta tensors, sparse layouts: no values to look at
                 finite = True
-        node = t.grad_fn
+        node = grad_fn(t)
         values[vid] = Value(
             vid,
             tuple(t.shape),
             _dtype(t),
             t.requires_grad,
-            t.is_leaf,
+            is_leaf(t),
             op,
             line,
             floating=floating,
@@ -192,7 +205,7 @@ class Recorder:
         records = False
         for t in outs:
             if kind is OpKind.INPLACE or (kind is not OpKind.CUSTOM and id(t) in given):
-                if kind is OpKind.INPLACE and not t.is_leaf:
+                if kind is OpKind.INPLACE and not is_leaf(t):
                     out_ids.append(self.new_value(t, index, line))  # a new version
                 elif kind is OpKind.INPLACE:
                     out_ids.append(self.value_of(t, line))  # a leaf stays itself
@@ -202,7 +215,7 @@ class Recorder:
             extra["version"] = before
             extra["after"] = [t._version for t in outs[:1]]
         for t in outs:
-            node = t.grad_fn
+            node = grad_fn(t)
             if node is not None and t.requires_grad:
                 records = True
                 meta = node.metadata
@@ -216,6 +229,8 @@ class Recorder:
                 if extra["role"] == "cast":
                     kind = OpKind.CAST_INT
         module = self.modules[-1] if self.modules else None
+        if self.stack:
+            extra["stack"] = self.stack
         ops.append(
             Operation(
                 index,
@@ -267,6 +282,20 @@ class Recorder:
         return mid
 
 
+def grad_fn(t):
+    """t.grad_fn, or None where PyTorch refuses to make it (a view made under no_grad and
+    then written in place raises on access: the script itself will meet that error)."""
+    try:
+        return t.grad_fn
+    except RuntimeError:
+        return None
+
+
+def is_leaf(t) -> bool:
+    """t.is_leaf, where PyTorch can say (see grad_fn)."""
+    return grad_fn(t) is None
+
+
 def _flag(d, args, kwargs):
     """The boolean an attribute write or a grad-mode switch sets (None for .grad = None)."""
     if d.kind is OpKind.SET_GRAD:
@@ -309,12 +338,16 @@ class CaptureMode(TorchFunctionMode):
         gradient_kind = self.calls.kind_of(func)
         if gradient_kind is not None:
             return self.calls.run(gradient_kind, func, args, kwargs)
-        file, line = rec.files.where(sys._getframe(1))
+        stack = rec.files.stack(sys._getframe(1))
+        file, line = stack[0][:2] if stack else (None, None)
+        rec.stack = stack
         try:
             inputs = tensors_in(list(args), [], 3)
             for value in kwargs.values():
                 tensors_in(value, inputs, 2)
             before = None
+            if d.kind is OpKind.COMPUTE and (kwargs.get("inplace") is True or "out" in kwargs):
+                d = d.inplace()  # relu(x, inplace=True), torch.add(a, b, out=c)
             if d.kind is OpKind.INPLACE and inputs:
                 before = inputs[0]._version
             grad, inference = torch.is_grad_enabled(), torch.is_inference_mode_enabled()

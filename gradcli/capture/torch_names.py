@@ -8,6 +8,8 @@ import types
 
 import torch
 
+from gradcli.capture.torch_capture import is_leaf
+
 MAX_ITEMS = 256  # items of a list, tuple or dict looked into
 SKIPPED = (types.ModuleType, types.FunctionType, type, types.BuiltinFunctionType)
 
@@ -52,7 +54,7 @@ class Names:
         if only is not None:
             return [(self.last.get(id(t)) or f"input {i}", t) for i, t in enumerate(only)]
         held = self.rec.optimizer_params()
-        return [(n, t) for n, t in named if t.is_leaf and (t.requires_grad or id(t) in held)]
+        return [(n, t) for n, t in named if is_leaf(t) and (t.requires_grad or id(t) in held)]
 
     def known(self, t, frame=None) -> str | None:
         """The script's name for a tensor, from the latest lookup (or a fresh one)."""

@@ -287,6 +287,10 @@ class Described:
         self.name, self.base, self.kind = name, base, kind
         self.quiet, self.attr, self.setter = quiet, attr, setter
 
+    def inplace(self) -> Described:
+        """The same function called to write in place (inplace=True, out=)."""
+        return Described(self.name, self.base, OpKind.INPLACE, self.quiet, self.attr)
+
 
 _CACHE: dict = {}
 

@@ -12,7 +12,7 @@ import torch
 from gradcli.capture import script
 from gradcli.capture.program import Captured, Operation, OpKind, Optimizer, ProgramError
 from gradcli.capture.torch_calls import GradientCalls
-from gradcli.capture.torch_capture import CaptureMode, Recorder, UserFiles
+from gradcli.capture.torch_capture import CaptureMode, Recorder, UserFiles, is_leaf
 from gradcli.capture.torch_registry import unregistered
 
 
@@ -44,7 +44,7 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
     program.exit_code = outcome.exit_code
     if outcome.exception is not None:
         exc = outcome.exception
-        file, line = script.script_frame(exc.__traceback__, files)
+        file, line, function = script.script_frame(exc.__traceback__, files)
         program.error = ProgramError(
             type(exc).__name__,
             str(exc),
@@ -52,6 +52,7 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
             file,
             len(program.ops),
             gradient_calls.errors.get(id(exc)),
+            function,
         )
     if rec.failure is not None:
         program.facts["capture_failure"] = f"{type(rec.failure).__name__}: {rec.failure}"
@@ -130,7 +131,9 @@ def _non_leaf_params(rec: Recorder, params, line, exc) -> None:
         tensors = p.get("params", ()) if isinstance(p, dict) else [p]
         if isinstance(tensors, torch.Tensor):
             tensors = [tensors]
-        found += [rec.value_of(t) for t in tensors if isinstance(t, torch.Tensor) and not t.is_leaf]
+        found += [
+            rec.value_of(t) for t in tensors if isinstance(t, torch.Tensor) and not is_leaf(t)
+        ]
     rec.program.facts["non_leaf_params"] = {"line": line, "values": found, "message": str(exc)}
 
 
@@ -139,17 +142,34 @@ def _custom_apply(rec: Recorder, cls, apply, args, kwargs):
     from gradcli.capture.torch_capture import tensors_in
     from gradcli.capture.torch_ops import Described
 
-    file, line = rec.files.where(sys._getframe(2))
+    rec.stack = rec.files.stack(sys._getframe(2))
+    file, line = rec.stack[0][:2] if rec.stack else (None, None)
     inputs = tensors_in(list(args), [], 2)
     grad, inference = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
     out = apply(cls, *args, **kwargs)
     try:
         d = Described(f"{cls.__name__}.apply", "apply", OpKind.CUSTOM)
         index = rec.record(d, args, kwargs, inputs, out, file, line, grad, inference, None)
-        rec.program.ops[index].extra["function"] = cls.__name__
+        extra = rec.program.ops[index].extra
+        extra["function"] = cls.__name__
+        extra["backward"] = _def_line(getattr(cls, "backward", None))
     except Exception as exc:
         rec.failure = exc
     return out
+
+
+def _def_line(function) -> tuple | None:
+    """(file, line) of a function's `def` (its code's first line is its first decorator's)."""
+    import linecache
+
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    for k in range(line, line + 20):
+        if linecache.getline(code.co_filename, k).lstrip().startswith(("def ", "async def ")):
+            return code.co_filename, k
+    return code.co_filename, line
 
 
 __all__ = ["Operation", "capture"]

@@ -36,8 +36,10 @@ FIXES = {
     "optimizer.step()), never between backward() and step()",
     "inplace": "replace the in-place operation with its out-of-place form (x = x + 1 "
     "instead of x += 1, relu(inplace=False)), or .clone() the tensor first",
-    "backward_twice": "detach the state carried across iterations (h = h.detach()), or "
-    "pass retain_graph=True to the first backward if both must run",
+    "backward_twice": "pass retain_graph=True to the first backward if both must go "
+    "through the same graph (or sum the losses and call backward once)",
+    "backward_twice_carried": "detach what is carried from one iteration to the next "
+    "(h = h.detach()), or compute it inside the loop",
     "custom_function": "return one gradient per input of forward from backward (None only "
     "for inputs that need none)",
     "non_finite": "keep the operation away from its singular points (clamp before log or "
@@ -70,6 +72,8 @@ _PATTERNS = (
     ("none_grad", re.compile(r"'NoneType' object has no attribute")),
     ("none_grad", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("scalar_root", re.compile(r"grad can be implicitly created only for scalar outputs")),
+    ("integer_grad", re.compile(r"only Tensors of floating point .*dtype can require grad")),
+    ("number_backward", re.compile(r"'(float|int)' object has no attribute '(backward|grad)'")),
 )
 NOTES = {
     "scalar_root": "backward() without a gradient needs a single-element tensor: reduce it "
