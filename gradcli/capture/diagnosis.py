@@ -28,12 +28,29 @@ ZERO_ROLES = {
 MAX_CAUSES = 10  # distinct culprit lines listed per gradient
 
 
+# causes about what happened to a gradient after its call: findings whatever the status
+AFTER_CALL = frozenset((K.ZERO_GRAD_MISUSE, K.NOT_IN_OPTIMIZER, K.NOT_REGISTERED))
+
+
 class RunPair(Pair):
-    """A gradient of a call and its causes; fine only when connected with nothing to say."""
+    """A gradient of a call and its causes. It counts toward the exit status unless it is
+    connected (partly zero included: some zeros are normal in a network) with nothing
+    found after the call, or no optimizer steps it after this call while one steps others
+    (a GAN's generator during the discriminator's step: `stepped` is False)."""
+
+    stepped: bool | None = None  # an optimizer stepped it after the call (None: none ran)
 
     @property
     def ok(self) -> bool:
-        return self.status == Status.CONNECTED and not self.causes
+        if any(c.kind in AFTER_CALL for c in self.causes):
+            return False
+        if self.stepped is False:
+            return True
+        return self.status in (Status.CONNECTED, Status.PARTIALLY_ZERO)
+
+    def document(self) -> dict:
+        """The pair as JSON data, with whether an optimizer stepped it."""
+        return {**super().document(), "stepped": self.stepped}
 
 
 @dataclass
@@ -59,7 +76,9 @@ def diagnose(program: Captured, words) -> Diagnosis:
         for g in call.gradients:
             d.pairs.append((call.index, doctor.pair(call, g)))
         d.pairs += [(call.index, p) for p in doctor.non_leaf_reads(call)]
+        d.pairs += [(call.index, p) for p in doctor.untrained_attributes(call)]
     doctor.optimizer_findings(d.pairs)
+    doctor.mark_stepped(d.pairs)
     for call in program.calls:
         if call.error is not None:
             causes, note = error_causes(doctor, call.error["message"], call, call.line)
@@ -655,6 +674,46 @@ class Doctor:
             pair.reason = self.reason(pair)
             pairs.append(pair)
         return pairs
+
+    def untrained_attributes(self, call: GradientCall) -> list[RunPair]:
+        """Plain tensor attributes of a module (no Parameter, no buffer) the output uses."""
+        found = {v: r for v, r in self.program.registered.items() if r.get("untrained")}
+        if not found:
+            return []
+        used, _ = self.flow.backward(call.roots, call.first_op)
+        pairs = []
+        for vid in sorted(set(found) & used):
+            value, info = self.program.values[vid], found[vid]
+            size = _size(value.shape)
+            name = self.program.names.get(vid) or self.name(vid)
+            pair = RunPair(call.root_names[0] or "the output", name, Status.UNCONNECTED, size, size)
+            cause = self.cause(K.NOT_REGISTERED, None, info["detail"], line=info["line"])
+            cause.extra["fix"] = info["fix"]
+            pair.causes = [cause]
+            pair.reason = self.reason(pair)
+            pairs.append(pair)
+        return pairs
+
+    def mark_stepped(self, pairs: list[tuple[int, RunPair]]) -> None:
+        """Whether the optimizer steps that follow each call (the first ones after it, up to
+        the next gradient call after them: gradients of several calls may accumulate into
+        one step) hold each of its gradients."""
+        calls = self.program.calls
+        every = [(o, s) for o in self.program.optimizers for s in o.steps]
+        for call in calls:
+            after = [s["op"] for _, s in every if s["op"] >= call.last_op >= 0]
+            if not after:
+                continue
+            first = min(after)
+            end = next((c.first_op for c in calls if c.first_op > first), None)
+            steps = [
+                (o, s) for o, s in every if first <= s["op"] and (end is None or s["op"] < end)
+            ]
+            held = set().union(*(o.params for o, _ in steps))
+            for k, pair in pairs:
+                if k == call.index:
+                    vid = next((g.value_id for g in call.gradients if g.name == pair.input), None)
+                    pair.stepped = vid in held
 
     def optimizer_findings(self, pairs: list[tuple[int, RunPair]]) -> None:
         """zero_grad between backward and step; trained tensors no optimizer holds."""

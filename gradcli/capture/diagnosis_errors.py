@@ -40,7 +40,10 @@ def _inplace_saved(doctor, fact, call, line):
         value = values[target]
         if fact["shape"] is not None and tuple(value.shape) != fact["shape"]:
             continue
-        if fact["node"] and _node(value.grad_node) != _node(fact["node"]) and not value.leaf:
+        # the message names the tensor's node as it is now: before the write, or (an
+        # in-place op rebases it) the write's own node
+        nodes = {_node(value.grad_node)} | {_node(values[o].grad_node) for o in op.outputs}
+        if fact["node"] and _node(fact["node"]) not in nodes and not value.leaf:
             continue
         if op.extra["version"] == fact["expected"] or (
             op.extra["version"] < fact["version"]
@@ -295,6 +298,16 @@ def _number_backward(doctor, fact, call, line):
     return doctor._grouped([doctor.exit(op) for op in exits])
 
 
+def _empty_params(doctor, fact, call, line):
+    """An optimizer given no parameter: the layers made where they are not registered."""
+    causes = []
+    for found in doctor.program.facts.get("layers_in_forward", []):
+        cause = doctor.cause(K.NOT_REGISTERED, None, found["detail"], line=found["line"])
+        cause.extra["fix"] = found["fix"]
+        causes.append(cause)
+    return causes
+
+
 _READERS = {
     "inplace_saved": _inplace_saved,
     "backward_twice": _backward_twice,
@@ -308,4 +321,5 @@ _READERS = {
     "none_grad": _none_grad,
     "integer_grad": _integer_grad,
     "number_backward": _number_backward,
+    "empty_params": _empty_params,
 }

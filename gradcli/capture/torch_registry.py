@@ -32,12 +32,60 @@ def unregistered(rec, namespace: dict | None) -> dict[int, dict]:
     return found
 
 
+def layers_in_forward(namespace: dict | None) -> list[dict]:
+    """Modules without parameters whose forward builds layers (read from its source, never
+    run): {"line", "detail", "fix"} for each such construction."""
+    import ast
+    import inspect
+    import textwrap
+
+    found, seen = [], set()
+    for name, module in (namespace or {}).items():
+        if not isinstance(module, torch.nn.Module) or type(module) in seen:
+            continue
+        seen.add(type(module))
+        if any(True for _ in module.parameters()):
+            continue
+        forward = type(module).forward
+        try:
+            lines, first = inspect.getsourcelines(forward)
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            func = node.func if isinstance(node, ast.Call) else None
+            attr = func.attr if isinstance(func, ast.Attribute) else None
+            layer = attr is not None and hasattr(torch.nn, attr) and attr[:1].isupper()
+            if layer and isinstance(getattr(torch.nn, attr), type):
+                found.append({
+                    "line": first + node.lineno - 1,
+                    "detail": f"{type(module).__name__}.forward makes nn.{attr} layers each "
+                    f"call: {name} registers no parameter, so model.parameters() is empty",
+                    "fix": "make the layers once in __init__ (self.fc = nn.Linear(...)) and "
+                    "call them in forward",
+                })  # fmt: skip
+                break
+    return found
+
+
 def _plain_attributes(rec, where: str, module, found: dict) -> None:
     registered = {id(p) for p in module.parameters(recurse=False)}
+    registered |= {id(b) for b in module.buffers(recurse=False)}
     for attr, value in list(vars(module).items()):
         if attr.startswith("_"):
             continue
-        if isinstance(value, torch.Tensor) and value.requires_grad and id(value) not in registered:
+        plain = isinstance(value, torch.Tensor) and id(value) not in registered
+        if plain and not value.requires_grad and value.is_floating_point():
+            vid = rec.value_of(value)
+            found[vid] = {
+                "line": rec.program.values[vid].line,
+                "detail": f"{where}.{attr} is a plain tensor attribute: not an nn.Parameter "
+                "(never trained, no gradient) nor a buffer (not saved or moved with the model)",
+                "fix": f"self.{attr} = nn.Parameter(...) to train it, or "
+                f"self.register_buffer('{attr}', ...) for a constant",
+                "untrained": True,
+            }
+        elif plain and value.requires_grad:
             vid = rec.value_of(value)
             found[vid] = {
                 "line": rec.program.values[vid].line,

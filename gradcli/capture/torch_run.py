@@ -13,7 +13,7 @@ from gradcli.capture import script
 from gradcli.capture.program import Captured, Operation, OpKind, Optimizer, ProgramError
 from gradcli.capture.torch_calls import GradientCalls
 from gradcli.capture.torch_capture import CaptureMode, Recorder, UserFiles, is_leaf
-from gradcli.capture.torch_registry import unregistered
+from gradcli.capture.torch_registry import layers_in_forward, unregistered
 
 
 def seed_all(seed: int) -> None:
@@ -58,6 +58,8 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
         program.facts["capture_failure"] = f"{type(rec.failure).__name__}: {rec.failure}"
     try:
         program.registered = unregistered(rec, namespace)
+        if program.error is not None and "empty parameter list" in program.error.message:
+            program.facts["layers_in_forward"] = layers_in_forward(namespace)
     except Exception as exc:  # a module whose attributes cannot be read: nothing to say
         program.facts["registry_failure"] = f"{type(exc).__name__}: {exc}"
     return program

@@ -69,6 +69,7 @@ _PATTERNS = (
     ("unused_input", re.compile(r"Tensors appears to not have been used in the graph")),
     ("input_no_grad", re.compile(r"One of the differentiated Tensors does not require grad")),
     ("non_leaf_param", re.compile(r"can't optimize a non-leaf Tensor")),
+    ("empty_params", re.compile(r"optimizer got an empty parameter list")),
     ("none_grad", re.compile(r"'NoneType' object has no attribute")),
     ("none_grad", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("scalar_root", re.compile(r"grad can be implicitly created only for scalar outputs")),

@@ -161,9 +161,20 @@ def print_explain(program, diagnosis, out) -> None:
         for pair in pairs:
             if not pair.ok:
                 out.print(panel(program, pair, block_width(out)))
-        fine = [p.input for p in pairs if p.ok]
+        fine = [p.input for p in pairs if p.ok and p.status == "connected" and not p.causes]
         if fine:
             out.print(f"connected, finite: {', '.join(fine)}", markup=False, highlight=False)
+        for pair in pairs:
+            if pair.ok and pair.status != "connected":
+                why = "no optimizer steps it after this call" if pair.stepped is False else ""
+                out.print(
+                    f"{pair.input}: {pair.status}"
+                    + (f" ({why})" if why else "")
+                    + (f": {pair.reason}" if pair.reason and not why else ""),
+                    markup=False,
+                    highlight=False,
+                    style="dim",
+                )
         if not pairs:
             out.print("no tensor the script names gets a gradient from this call", markup=False)
         if call.error is not None:
