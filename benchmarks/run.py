@@ -578,6 +578,40 @@ class Suite:
         self.record(w, "gradcli peak RSS", [r[1] / 2**20 for r in runs], unit="MiB",
                     floor=floor_m / 2**20)  # fmt: skip
 
+    def literal(self):
+        """Literals past the element limit in files of every length (issue 30): 4, 30 and
+        100 million values ("1," each: 8 to 200 MB), refused at the default limit
+        (10,000,000: 4 M is under it, so it runs at --max-elements 1,000,000 there) and at
+        --max-elements 1,000,000; time and peak RSS of whole processes, against gradcli
+        refusing a 3-value literal (the floor: start-up and the command line)."""
+        sizes = (400_000, 3_000_000, 10_000_000) if self.quick else (
+            4_000_000, 30_000_000, 100_000_000)  # fmt: skip
+        small = self.write("literal-small.yaml", "inputs:\n  x: [1, 1, 1]\ngraph:\n  f: sum(x)\n")
+        floor_argv = [*self.gradcli, "--max-elements", "2", "eval", small]
+        floor = [_peak(floor_argv, self.env("1"), ok=(2,)) for _ in range(self.procs)]
+        w = "refuse a literal past the limit"
+        self.record(w, "3 values (floor)", [r[0] for r in floor])
+        self.record(w + " peak RSS", "3 values (floor)", [r[1] / 2**20 for r in floor],
+                    unit="MiB")  # fmt: skip
+        f_time = statistics.median(r[0] for r in floor)
+        f_rss = statistics.median(r[1] for r in floor) / 2**20
+        for n in sizes:
+            path = os.path.join(self.dir, "literal.yaml")
+            with open(path, "w") as fh:
+                fh.write("inputs:\n  x: [" + "1," * (n - 1) + "1]\ngraph:\n  f: sum(x)\n")
+            size = os.path.getsize(path) / 2**20
+            for limit in (None, 1_000_000 if not self.quick else 100_000):
+                if limit is None and n <= 10_000_000:
+                    continue  # under the default limit
+                flags = [] if limit is None else ["--max-elements", str(limit)]
+                argv = [*self.gradcli, *flags, "eval", path]
+                runs = [_peak(argv, self.env("1"), ok=(2,)) for _ in range(self.procs)]
+                label = f"{n / 1e6:g} M values ({size:.0f} MB), limit {limit or 10_000_000:,}"
+                self.record(w, label, [r[0] for r in runs], floor=f_time)
+                self.record(w + " peak RSS", label, [r[1] / 2**20 for r in runs], unit="MiB",
+                            floor=f_rss)  # fmt: skip
+            os.remove(path)
+
     def tensordot(self):
         a, b, axes = specs.TENSORDOT_A, specs.TENSORDOT_B, specs.TENSORDOT_AXES
         if self.quick:
@@ -759,12 +793,12 @@ def main(argv=None) -> int:
         "--only",
         metavar="NAMES",
         help="comma-separated: startup,chain,hessian,mlp,elementwise,contractions,tensordot,conv,"
-        "points,output,tfcode,keras,refusal",
+        "points,output,tfcode,keras,refusal,literal",
     )
     args = parser.parse_args(argv)
     names = [
         "startup", "chain", "hessian", "mlp", "elementwise", "contractions", "tensordot", "conv",
-        "points", "output", "tfcode", "keras", "refusal",
+        "points", "output", "tfcode", "keras", "refusal", "literal",
     ]  # fmt: skip
     if args.only:
         names = [n for n in args.only.split(",") if n in names]
