@@ -18,6 +18,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -612,6 +613,37 @@ class Suite:
                             floor=f_rss)  # fmt: skip
             os.remove(path)
 
+    def signals(self):
+        """Issue 30: no process outlives gradcli. A signal at a moment of `gradcli eval`'s
+        SymPy check (its worker importing SymPy, working on its job; GRADCLI_DEBUG_PROCESSES
+        tells when): seconds from the signal to gradcli's exit and to the worker's end
+        (polled in /proc, ~0.5 ms apart); SIGKILL is gradcli's death (PR_SET_PDEATHSIG)."""
+        if not sys.platform.startswith("linux"):
+            self.skip("signals", "gradcli eval", "reads /proc")
+            return
+        e = "x"
+        for k in range(40):  # SymPy works on this for tens of seconds
+            e = (f"sin({e} * y + {k % 3 + 1}) * exp(x / (1 + {e} * {e}))" if k % 8 == 0
+                 else f"sin({e} * y + 0.{k})")  # fmt: skip
+        spec = self.write("signals.yaml", f"inputs:\n  x: 0.3\n  y: 0.7\ngraph:\n  f: {e}\n")
+        runs = 3 if self.quick else 10
+        sympy_env = {"GRADCLI_SYMPY_MAX_NODES": "1000000", "GRADCLI_SYMPY_TIMEOUT": "600"}
+        for moment in ("importing", "working"):
+            for name in ("SIGTERM", "SIGKILL"):
+                exits, gone = [], []
+                for k in range(runs):
+                    log = os.path.join(self.dir, f"signals-{moment}-{name}-{k}.log")
+                    env = {**self.env("1"), "GRADCLI_DEBUG_PROCESSES": log, **sympy_env}
+                    argv = [*self.gradcli, "eval", spec, "--no-cache"]
+                    signum = getattr(signal, name)
+                    to_exit, to_gone = _signal_latency(argv, env, log, moment, signum)
+                    exits.append(to_exit)
+                    gone.append(to_gone)
+                w = f"signals: {name} while the worker is {moment}"
+                self.record(w, "signal to gradcli's exit", exits)
+                self.record(w, "signal to the worker's end", gone,
+                            note="promise: 100 ms")  # fmt: skip
+
     def tensordot(self):
         a, b, axes = specs.TENSORDOT_A, specs.TENSORDOT_B, specs.TENSORDOT_AXES
         if self.quick:
@@ -735,6 +767,47 @@ def _peak(argv: list[str], env: dict, ok=(0,)) -> tuple[float, int]:
     return seconds, int(rss * 2**20)
 
 
+def _signal_latency(argv, env, log, moment, signum) -> tuple[float, float]:
+    """(seconds from signum to argv's exit, to its worker's end), sent at `moment`."""
+
+    def events() -> list[str]:
+        try:
+            with open(log) as fh:
+                return fh.read().splitlines()
+        except FileNotFoundError:
+            return []
+
+    def running(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+        except OSError:
+            return False
+
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 300
+    while not any(e.endswith(" " + moment) for e in events()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"no '{moment}' in {events()}")
+        time.sleep(0.001)
+    pids = [int(e.split()[1]) for e in events() if e.startswith("started ")]
+    sent = time.perf_counter()
+    proc.send_signal(signum)
+    exited = gone = None
+    while exited is None or gone is None:
+        now = time.perf_counter()
+        if exited is None and proc.poll() is not None:
+            exited = now - sent
+        if gone is None and not any(running(p) for p in pids):
+            gone = now - sent
+        if now - sent > 60:
+            raise RuntimeError("a process outlived the signal by a minute")
+        time.sleep(0.0005)
+    return exited, gone
+
+
 def _children_cpu() -> float:
     """User + system CPU seconds of the finished child processes."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -793,12 +866,12 @@ def main(argv=None) -> int:
         "--only",
         metavar="NAMES",
         help="comma-separated: startup,chain,hessian,mlp,elementwise,contractions,tensordot,conv,"
-        "points,output,tfcode,keras,refusal,literal",
+        "points,output,tfcode,keras,refusal,literal,signals",
     )
     args = parser.parse_args(argv)
     names = [
         "startup", "chain", "hessian", "mlp", "elementwise", "contractions", "tensordot", "conv",
-        "points", "output", "tfcode", "keras", "refusal", "literal",
+        "points", "output", "tfcode", "keras", "refusal", "literal", "signals",
     ]  # fmt: skip
     if args.only:
         names = [n for n in args.only.split(",") if n in names]
