@@ -575,7 +575,7 @@ class Suite:
         argv = [*self.gradcli, "--max-elements", str(limit), "eval", path]
         runs = [_peak(argv, self.env("1"), ok=(2,)) for _ in range(self.procs)]
         self.record(w, "gradcli refuses", [r[0] for r in runs], floor=floor_t,
-                    note="exit 2 at the list, after reading limit + 1 values")  # fmt: skip
+                    note="exit 2 at the list, its values counted ahead")  # fmt: skip
         self.record(w, "gradcli peak RSS", [r[1] / 2**20 for r in runs], unit="MiB",
                     floor=floor_m / 2**20)  # fmt: skip
 
