@@ -18,6 +18,7 @@ import os
 import platform
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -598,9 +599,74 @@ class Suite:
         argv = [*self.gradcli, "--max-elements", str(limit), "eval", path]
         runs = [_peak(argv, self.env("1"), ok=(2,)) for _ in range(self.procs)]
         self.record(w, "gradcli refuses", [r[0] for r in runs], floor=floor_t,
-                    note="exit 2 at the list, after reading limit + 1 values")  # fmt: skip
+                    note="exit 2 at the list, its values counted ahead")  # fmt: skip
         self.record(w, "gradcli peak RSS", [r[1] / 2**20 for r in runs], unit="MiB",
                     floor=floor_m / 2**20)  # fmt: skip
+
+    def literal(self):
+        """Literals past the element limit in files of every length (issue 30): 4, 30 and
+        100 million values ("1," each: 8 to 200 MB), refused at the default limit
+        (10,000,000: 4 M is under it, so it runs at --max-elements 1,000,000 there) and at
+        --max-elements 1,000,000; time and peak RSS of whole processes, against gradcli
+        refusing a 3-value literal (the floor: start-up and the command line)."""
+        sizes = (400_000, 3_000_000, 10_000_000) if self.quick else (
+            4_000_000, 30_000_000, 100_000_000)  # fmt: skip
+        small = self.write("literal-small.yaml", "inputs:\n  x: [1, 1, 1]\ngraph:\n  f: sum(x)\n")
+        floor_argv = [*self.gradcli, "--max-elements", "2", "eval", small]
+        floor = [_peak(floor_argv, self.env("1"), ok=(2,)) for _ in range(self.procs)]
+        w = "refuse a literal past the limit"
+        self.record(w, "3 values (floor)", [r[0] for r in floor])
+        self.record(w + " peak RSS", "3 values (floor)", [r[1] / 2**20 for r in floor],
+                    unit="MiB")  # fmt: skip
+        f_time = statistics.median(r[0] for r in floor)
+        f_rss = statistics.median(r[1] for r in floor) / 2**20
+        for n in sizes:
+            path = os.path.join(self.dir, "literal.yaml")
+            with open(path, "w") as fh:
+                fh.write("inputs:\n  x: [" + "1," * (n - 1) + "1]\ngraph:\n  f: sum(x)\n")
+            size = os.path.getsize(path) / 2**20
+            for limit in (None, 1_000_000 if not self.quick else 100_000):
+                if limit is None and n <= 10_000_000:
+                    continue  # under the default limit
+                flags = [] if limit is None else ["--max-elements", str(limit)]
+                argv = [*self.gradcli, *flags, "eval", path]
+                runs = [_peak(argv, self.env("1"), ok=(2,)) for _ in range(self.procs)]
+                label = f"{n / 1e6:g} M values ({size:.0f} MB), limit {limit or 10_000_000:,}"
+                self.record(w, label, [r[0] for r in runs], floor=f_time)
+                self.record(w + " peak RSS", label, [r[1] / 2**20 for r in runs], unit="MiB",
+                            floor=f_rss)  # fmt: skip
+            os.remove(path)
+
+    def signals(self):
+        """Issue 30: no process outlives gradcli. A signal at a moment of `gradcli eval`'s
+        SymPy check (its worker importing SymPy, working on its job; GRADCLI_DEBUG_PROCESSES
+        tells when): seconds from the signal to gradcli's exit and to the worker's end
+        (polled in /proc, ~0.5 ms apart); SIGKILL is gradcli's death (PR_SET_PDEATHSIG)."""
+        if not sys.platform.startswith("linux"):
+            self.skip("signals", "gradcli eval", "reads /proc")
+            return
+        e = "x"
+        for k in range(40):  # SymPy works on this for tens of seconds
+            e = (f"sin({e} * y + {k % 3 + 1}) * exp(x / (1 + {e} * {e}))" if k % 8 == 0
+                 else f"sin({e} * y + 0.{k})")  # fmt: skip
+        spec = self.write("signals.yaml", f"inputs:\n  x: 0.3\n  y: 0.7\ngraph:\n  f: {e}\n")
+        runs = 3 if self.quick else 10
+        sympy_env = {"GRADCLI_SYMPY_MAX_NODES": "1000000", "GRADCLI_SYMPY_TIMEOUT": "600"}
+        for moment in ("importing", "working"):
+            for name in ("SIGTERM", "SIGKILL"):
+                exits, gone = [], []
+                for k in range(runs):
+                    log = os.path.join(self.dir, f"signals-{moment}-{name}-{k}.log")
+                    env = {**self.env("1"), "GRADCLI_DEBUG_PROCESSES": log, **sympy_env}
+                    argv = [*self.gradcli, "eval", spec, "--no-cache"]
+                    signum = getattr(signal, name)
+                    to_exit, to_gone = _signal_latency(argv, env, log, moment, signum)
+                    exits.append(to_exit)
+                    gone.append(to_gone)
+                w = f"signals: {name} while the worker is {moment}"
+                self.record(w, "signal to gradcli's exit", exits)
+                self.record(w, "signal to the worker's end", gone,
+                            note="promise: 100 ms")  # fmt: skip
 
     def tensordot(self):
         a, b, axes = specs.TENSORDOT_A, specs.TENSORDOT_B, specs.TENSORDOT_AXES
@@ -725,6 +791,47 @@ def _peak(argv: list[str], env: dict, ok=(0,)) -> tuple[float, int]:
     return seconds, int(rss * 2**20)
 
 
+def _signal_latency(argv, env, log, moment, signum) -> tuple[float, float]:
+    """(seconds from signum to argv's exit, to its worker's end), sent at `moment`."""
+
+    def events() -> list[str]:
+        try:
+            with open(log) as fh:
+                return fh.read().splitlines()
+        except FileNotFoundError:
+            return []
+
+    def running(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+        except OSError:
+            return False
+
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 300
+    while not any(e.endswith(" " + moment) for e in events()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError(f"no '{moment}' in {events()}")
+        time.sleep(0.001)
+    pids = [int(e.split()[1]) for e in events() if e.startswith("started ")]
+    sent = time.perf_counter()
+    proc.send_signal(signum)
+    exited = gone = None
+    while exited is None or gone is None:
+        now = time.perf_counter()
+        if exited is None and proc.poll() is not None:
+            exited = now - sent
+        if gone is None and not any(running(p) for p in pids):
+            gone = now - sent
+        if now - sent > 60:
+            raise RuntimeError("a process outlived the signal by a minute")
+        time.sleep(0.0005)
+    return exited, gone
+
+
 def _children_cpu() -> float:
     """User + system CPU seconds of the finished child processes."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -783,12 +890,13 @@ def main(argv=None) -> int:
         "--only",
         metavar="NAMES",
         help="comma-separated: startup,chain,shapes,hessian,mlp,elementwise,contractions,"
-        "tensordot,conv,points,output,tfcode,keras,refusal",
+        "tensordot,conv,points,output,tfcode,keras,refusal,literal,signals",
     )
     args = parser.parse_args(argv)
     names = [
         "startup", "chain", "shapes", "hessian", "mlp", "elementwise", "contractions",
-        "tensordot", "conv", "points", "output", "tfcode", "keras", "refusal",
+        "tensordot", "conv", "points", "output", "tfcode", "keras", "refusal", "literal",
+        "signals",
     ]  # fmt: skip
     if args.only:
         names = [n for n in args.only.split(",") if n in names]

@@ -28,7 +28,7 @@ import select
 import sys
 import time
 
-from gradcli.runtime import budget
+from gradcli.runtime import budget, children
 
 BOOTSTRAP = (
     "import os, sys\n"
@@ -36,6 +36,7 @@ BOOTSTRAP = (
     "from gradcli.check.worker import main\n"
     "main()\n"
 )
+PARENT = "GRADCLI_WORKER_PARENT"  # the pid of the process the worker ends with
 READY = b"R"
 IMPORT_WAIT = 60.0  # seconds for the worker to start and import SymPy, beyond the budget
 RECURSION_LIMIT = 10_000
@@ -63,6 +64,7 @@ class Worker:
             out_r, out_w = _pipe(fds)
             env = dict(os.environ)
             env["GRADCLI_WORKER_PATH"] = os.pathsep.join(sys.path)
+            env[PARENT] = str(os.getpid())  # the worker ends when this process does
             for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
                 env[name] = "1"
             proc = subprocess.Popen(
@@ -77,6 +79,7 @@ class Worker:
             for fd in fds:
                 _close(fd)
             return None
+        children.started(proc.pid)
         _close(job_r)
         _close(out_w)
         return cls(proc, job_w, out_r)
@@ -125,6 +128,7 @@ class Worker:
                     proc.kill()
             with contextlib.suppress(Exception):
                 proc.wait()
+            children.ended(proc.pid)
 
 
 def _pipe(opened: list[int]) -> tuple[int, int]:
@@ -172,7 +176,12 @@ def main() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    parent = os.environ.get(PARENT, "")
+    if parent.isdigit():
+        children.die_with_parent(int(parent))  # no worker outlives its command
+    children.note(f"{os.getpid()} importing")
     sympy = _import_sympy()
+    children.note(f"{os.getpid()} ready")
     # numpy and gradcli's check are not imported here: a replayed translation (replay.py)
     # needs neither, and unpickling a full job imports what it refers to
     if not _job_waiting(0):  # else the job imports what it needs, with no sample work first
@@ -186,6 +195,7 @@ def main() -> None:
     if current_limits is not None:
         limits.current = current_limits
     _send(1, READY)
+    children.note(f"{os.getpid()} working")
     deadline = time.monotonic() + seconds
 
     def job():

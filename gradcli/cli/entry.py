@@ -81,6 +81,9 @@ def sympy_spec(args: list[str]) -> tuple[str | None, str | None, bool] | None:
 
 def main() -> None:
     """Console-script entry point."""
+    from gradcli.runtime import children
+
+    children.install()  # SIGINT, SIGTERM, SIGHUP: every process started here ends, 128 + n
     guess = sympy_spec(sys.argv[1:])
     if guess is None:
         from gradcli.cli.main import main as run

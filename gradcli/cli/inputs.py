@@ -72,6 +72,7 @@ def _read_bounded(stream, label: str) -> bytes:
     except OSError as exc:
         raise read_failed(label, exc) from None
     if len(data) > MAX_SPEC_BYTES:
+        _literal_over_limit(data[:MAX_SPEC_BYTES], label)
         raise GradcliError(
             f"{label} is larger than {MAX_SPEC_BYTES // 2**20} MB; give big tensors as "
             "zeros/ones/random inputs or with --at"
@@ -90,6 +91,25 @@ def read_spec_bytes(path: str) -> tuple[bytes, str]:
         raise GradcliError(f"cannot read {path}: it is a directory") from None
     except OSError as exc:
         raise GradcliError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _literal_over_limit(start: bytes, label: str) -> None:
+    """Raise the literal limit's error (with its position) when the start of a spec too
+    long to read holds a flow list over --max-elements: the more telling of the two."""
+    from gradcli.spec.document import decode
+    from gradcli.spec.safe_yaml import literal_over_limit
+
+    for cut in range(4):  # the cut may split a character (of up to four bytes)
+        try:
+            text = decode(start[: len(start) - cut], label)
+            break
+        except GradcliError:
+            continue
+    else:
+        return
+    error = literal_over_limit(text, label)
+    if error is not None:
+        raise error
 
 
 def load_problem(spec_path, expr, at, wrt, unconnected) -> Problem:

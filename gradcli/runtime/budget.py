@@ -44,11 +44,19 @@ def run(fn, seconds: float, *, recursion_limit: int | None = None):
     """fn() computed within `seconds` of wall-clock time, or BudgetExceeded / WorkerFailed."""
     if not forking():
         return _call(fn)
+    from gradcli.runtime import children
+
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the worker: never returns
-        os.close(read_end)
-        _worker(fn, write_end, seconds, recursion_limit)
+        try:
+            os.close(read_end)
+            children.die_with_parent(parent)
+            _worker(fn, write_end, seconds, recursion_limit)
+        finally:
+            os._exit(1)
+    children.started(pid)
     os.close(write_end)
     finished = False
     try:
@@ -138,7 +146,11 @@ def collect(fd: int, deadline: float) -> bytes:
 
 
 def _reap(pid: int, kill: bool) -> None:
+    from gradcli.runtime import children
+
     if kill:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    with contextlib.suppress(ChildProcessError):  # reaped by children.kill_all already
+        os.waitpid(pid, 0)
+    children.ended(pid)

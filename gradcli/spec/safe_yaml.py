@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, LimitError, Pos
+from gradcli.spec.literal_count import values_past
+
+BIG_DATA = (
+    "give big data in a .npy or .npz file, as {file: x.npy} (specs/README.md, inputs from files)"
+)
+COUNT_AHEAD = True  # count a long flow list's values ahead (literal_count.py): tests compare
 
 _LEAF_CLASS = None
 
@@ -41,9 +47,19 @@ def _leaf_class(yaml):
 def _too_many(file: str, mark, limit: int) -> LimitError:
     return LimitError(
         f"this list holds more than {limit:,} elements, over the limit of {limit:,} "
-        f"{limits.advice('max_elements')}",
+        f"{limits.advice('max_elements')}; {BIG_DATA}",
         _pos(file, mark),
     )
+
+
+def _counted_past(text: str, event, depth: int) -> bool:
+    """Whether the flow list `event` starts holds more values than the limit, counted
+    ahead (cheaply: only a text long enough to hold that many is read)."""
+    start = event.start_mark.index
+    limit = limits.current.max_elements
+    if not COUNT_AHEAD or len(text) - start <= 2 * limit or text[start : start + 1] != "[":
+        return False
+    return values_past(text, start, limit, depth)
 
 
 def _pos(file: str, mark) -> Pos | None:
@@ -57,7 +73,7 @@ def compose(text: str, file: str):
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = loader_class(text)
     try:
-        return _compose(loader, file, yaml)
+        return _compose(loader, file, yaml, text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = (exc.problem or exc.context or "invalid YAML").strip()
@@ -71,6 +87,47 @@ def compose(text: str, file: str):
         loader.dispose()
 
 
+PROBE_EVENTS = 100_000  # parser events literal_over_limit reads before it gives up
+
+
+def literal_over_limit(text: str, file: str) -> LimitError | None:
+    """The limit's error for a literal in `text` (the start of a spec too long to read
+    whole) that is a flow list holding more values than the limit allows, counted ahead,
+    among what the parser's first PROBE_EVENTS events reach; None otherwise (the caller's
+    error stands)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    ev = yaml.events
+    depth = 0
+    literal_depth = -1  # as in _compose: the outermost list's depth, while one is read
+    try:
+        for _ in range(PROBE_EVENTS):
+            event = loader.get_event()
+            kind = type(event)
+            if kind is ev.SequenceStartEvent or kind is ev.MappingStartEvent:
+                if depth >= limits.current.max_depth:
+                    return None
+                if literal_depth < 0 and kind is ev.SequenceStartEvent:
+                    if event.flow_style and _counted_past(
+                        text, event, limits.current.max_depth - depth
+                    ):
+                        return _too_many(file, event.start_mark, limits.current.max_elements)
+                    literal_depth = depth
+                depth += 1
+            elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:
+                depth -= 1
+                if depth == literal_depth:
+                    literal_depth = -1
+            elif kind is ev.StreamEndEvent:
+                return None
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    return None
+
+
 def _nesting_limit(prefix: str, file: str, yaml) -> None:
     """Raise gradcli's own nesting-limit error where libyaml refused deeper nesting.
 
@@ -80,15 +137,19 @@ def _nesting_limit(prefix: str, file: str, yaml) -> None:
     """
     loader = yaml.SafeLoader(prefix)
     try:
-        _compose(loader, file, yaml)
+        _compose(loader, file, yaml, prefix)
     except yaml.YAMLError:
         pass  # the prefix ends mid-document: only gradcli's own limit matters here
     finally:
         loader.dispose()
 
 
-def _compose(loader, file: str, yaml):
-    """The document's root node, events read one at a time (one loop: the reading hot path)."""
+def _compose(loader, file: str, yaml, text: str):
+    """The document's root node, events read one at a time (one loop: the reading hot path).
+
+    A literal that starts as a flow list in a text long enough to hold more values than
+    the limit allows is counted ahead first (literal_count.py), so that the limit fires
+    at once rather than after limit + 1 values have been composed."""
     ev = yaml.events
     nodes = yaml.nodes
     loader.get_event()  # StreamStartEvent
@@ -146,6 +207,8 @@ def _compose(loader, file: str, yaml):
                 anchors[event.anchor] = node
             if literal_depth < 0 and kind is ev.SequenceStartEvent:
                 literal_depth, literal_mark, literal_count = len(stack), event.start_mark, 0
+                if event.flow_style and _counted_past(text, event, max_depth - len(stack)):
+                    raise _too_many(file, literal_mark, max_elements)
             stack.append([node, None])
             continue
         elif kind is ev.SequenceEndEvent or kind is ev.MappingEndEvent:

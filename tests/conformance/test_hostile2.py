@@ -416,7 +416,8 @@ def test_an_over_limit_literal_is_refused_while_it_is_read(tmp_path):
     msg = refused(gradcli("--max-elements", "1000", "eval", path), (path, 2, 6))
     assert msg == (
         "this list holds more than 1,000 elements, over the limit of 1,000 "
-        "(change it with --max-elements or GRADCLI_MAX_ELEMENTS)"
+        "(change it with --max-elements or GRADCLI_MAX_ELEMENTS); give big data in a .npy "
+        "or .npz file, as {file: x.npy} (specs/README.md, inputs from files)"
     )
     assert time.monotonic() - start < HANG_GUARD
     nested = tmp_path / "nested.yaml"
@@ -426,6 +427,44 @@ def test_an_over_limit_literal_is_refused_while_it_is_read(tmp_path):
         gradcli("--max-elements", "1000", "eval", nested), (nested, 3, 12)
     )
     assert gradcli("--max-elements", "2000", "eval", nested).returncode == 0
+
+
+def test_a_long_literal_is_refused_before_its_values_are_read(tmp_path):
+    # 12,000,000 values at the default limit: composing 10,000,001 of them would take ~25 s
+    # and several GB, over the child's memory cap; counted ahead (spec/literal_count.py),
+    # the list is refused at its start. Rows of a nested list are counted alike.
+    flat = tmp_path / "flat.yaml"
+    flat.write_text("inputs:\n  x: [" + "1," * 12_000_000 + "1]\ngraph:\n  f: sum(x)\n")
+    msg = refused(gradcli("eval", flat), (flat, 2, 6))
+    assert msg.startswith("this list holds more than 10,000,000 elements, over the limit of ")
+    assert msg.endswith("; give big data in a .npy or .npz file, as {file: x.npy} "
+                        "(specs/README.md, inputs from files)")  # fmt: skip
+    nested = tmp_path / "nested.yaml"
+    row = "[" + ", ".join(["0.25"] * 1000) + "]"
+    nested.write_text("inputs:\n  w:\n    value: [" + ",\n      ".join([row] * 3000) + "]\n"
+                      "    trainable: false\ngraph:\n  f: sum(w)\n")  # fmt: skip
+    args = ("--max-elements", "2000000", "eval", nested, "--check", "off")
+    assert "holds more than 2,000,000 elements" in refused(gradcli(*args), (nested, 3, 12))
+
+
+def test_a_literal_in_a_spec_too_long_to_read_is_named(tmp_path):
+    # 34,000,000 values (68 MB): over the 64 MB a spec may hold; the literal at the file's
+    # start is the more telling error, with its position
+    path = tmp_path / "huge.yaml"
+    path.write_text("inputs:\n  x: [" + "1," * 34_000_000 + "1]\ngraph:\n  f: sum(x)\n")
+    assert "holds more than 10,000,000 elements" in refused(gradcli("eval", path), (path, 2, 6))
+    msg = refused(gradcli("--max-elements", "40000000", "eval", path))
+    assert (
+        msg
+        == f"{path} is larger than 64 MB; give big tensors as zeros/ones/random inputs or with --at"
+    )
+    # a list the count ahead stops at (a comment) is left to the composer, as before
+    commented = tmp_path / "commented.yaml"
+    commented.write_text("inputs:\n  x: [1, # one\n  " + "1," * 3_000_000 + "1]\ngraph:\n"
+                         "  f: sum(x)\n")  # fmt: skip
+    assert "holds more than 1,000 elements" in refused(
+        gradcli("--max-elements", "1000", "eval", commented), (commented, 2, 6)
+    )
 
 
 def test_the_bytes_of_all_live_tensors_are_bounded(tmp_path):
