@@ -128,6 +128,17 @@ class Doctor:
                 return line
         return op.line
 
+    def line_shared(self, op: Operation | None, stack) -> int | None:
+        """The line of `op` in the innermost of its frames that `stack` (another event's user
+        frames) also runs in: where the two meet, e.g. the call of a helper that made it."""
+        if op is None:
+            return None
+        others = {(f, name) for f, _, name in stack}
+        for f, line, name in op.extra.get("stack", ()):
+            if (f, name) in others:
+                return line
+        return op.line
+
     def cause(self, kind, op: Operation | None, detail: str, line=None, **extra) -> Cause:
         """A Cause at an operation's line (or `line`), with the framework's fix."""
         where = op.line if op is not None else line
@@ -275,6 +286,10 @@ class Doctor:
             return self.exit(op)
         if op.kind is OpKind.REWRAP:
             return self.rewrapped(op)
+        if op.kind is OpKind.SET_REQUIRES_GRAD:
+            return self.cause(
+                K.REQUIRES_GRAD_FALSE, op, "requires_grad is switched off here (frozen)"
+            )
         if not op.grad_enabled:
             return self.no_grad(op)
         if op.kind is OpKind.CAST_INT:
@@ -370,16 +385,16 @@ class Doctor:
 
     def frozen(self, x: int, end: int) -> Cause:
         """A tensor that does not require grad: where it was frozen, or made without it."""
-        for o in range(min(end, len(self.program.ops)) - 1, -1, -1):
-            op = self.program.ops[o]
-            if op.kind is OpKind.SET_REQUIRES_GRAD and op.inputs[:1] == (x,):
-                if op.extra.get("value") is False:
-                    return self.cause(
-                        K.REQUIRES_GRAD_FALSE,
-                        op,
-                        f"{self.name(x)} is frozen here (requires_grad = False)",
-                    )
-                break
+        made = self.program.values[x].op
+        op = self.program.ops[made] if made is not None else None
+        if (
+            op is not None
+            and op.kind is OpKind.SET_REQUIRES_GRAD
+            and op.extra.get("value") is False
+        ):
+            return self.cause(
+                K.REQUIRES_GRAD_FALSE, op, f"{self.name(x)} is frozen here (requires_grad = False)"
+            )
         line = self.program.values[x].line
         return self.cause(
             K.REQUIRES_GRAD_FALSE,

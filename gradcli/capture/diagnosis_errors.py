@@ -182,7 +182,7 @@ def _inference_saved(doctor, fact, call, line):
             f"{doctor.name(v)} was made under torch.inference_mode(), and inference "
             "tensors cannot be saved for backward"
         )
-        at = doctor.line_in(maker, error.file, error.function) if error and maker else None
+        at = doctor.line_shared(maker, error.stack) if error and maker else None
         causes.append(doctor.cause(K.NO_GRAD, None, detail, line=at or value.line))
     return doctor._grouped(causes) or [
         doctor.cause(K.NO_GRAD, op, "an input was made under torch.inference_mode()", line=line)
@@ -261,11 +261,16 @@ def _none_grad(doctor, fact, call, line):
         return []
     if not program.values[x].leaf:
         return [doctor.non_leaf(x)]
+    if not program.values[x].requires_grad:
+        return [doctor.frozen(x, reads[-1].index)]
     for k in range(len(program.calls) - 1, -1, -1):
         c = program.calls[k]
         for g in c.gradients:
             if g.value_id == x:
                 return doctor.cut_causes(c, g) if g.status == "unconnected" else []
+    if "zero_" in program.source(line):
+        detail = f"{doctor.name(x)}.grad is zeroed before any backward has made it (it is None)"
+        return [doctor.cause(K.ZERO_GRAD_MISUSE, reads[-1], detail)]
     return [
         doctor.cause(
             K.NO_PATH, reads[-1], f"{doctor.name(x)}.grad is None: no backward has reached it yet"
@@ -308,6 +313,15 @@ def _empty_params(doctor, fact, call, line):
     return causes
 
 
+def _numpy_grad(doctor, fact, call, line):
+    """.numpy() (np.* on a tensor) refused: the value would leave autograd here."""
+    program = doctor.program
+    failed = [op for op in program.ops if op.extra.get("raised") and op.line == line]
+    op = failed[-1] if failed else None
+    detail = "NumPy is called on a tensor that requires grad: the value would leave autograd"
+    return [doctor.cause(K.LEAVES_AUTOGRAD, op, detail, line=line)]
+
+
 _READERS = {
     "inplace_saved": _inplace_saved,
     "backward_twice": _backward_twice,
@@ -322,4 +336,5 @@ _READERS = {
     "integer_grad": _integer_grad,
     "number_backward": _number_backward,
     "empty_params": _empty_params,
+    "numpy_grad": _numpy_grad,
 }

@@ -146,6 +146,7 @@ class ProgramError:
     op: int  # operations before this index ran before it
     in_call: int | None = None  # the gradient call it was raised in
     function: str | None = None  # the function (frame) it was raised in
+    stack: tuple = ()  # (file, line, function) of its user frames, innermost first
 
 
 @dataclass

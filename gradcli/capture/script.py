@@ -146,10 +146,10 @@ def run(code, path: str, args: list[str], timeout: float | None) -> Outcome:
     return outcome
 
 
-def script_frame(tb, is_user) -> tuple[str | None, int | None, str | None]:
-    """(file, line, function) of a traceback's innermost frame in the user's files."""
-    found = (None, None, None)
+def script_frames(tb, is_user) -> list[tuple[str, int, str]]:
+    """(file, line, function) of a traceback's frames in the user's files, innermost first."""
+    found = []
     for frame, line in traceback.walk_tb(tb):
         if is_user(frame.f_code.co_filename):
-            found = (frame.f_code.co_filename, line, frame.f_code.co_name)
-    return found
+            found.append((frame.f_code.co_filename, line, frame.f_code.co_name))
+    return found[::-1]

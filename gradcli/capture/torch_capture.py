@@ -211,6 +211,8 @@ class Recorder:
                     out_ids.append(self.value_of(t, line))  # a leaf stays itself
                 continue
             out_ids.append(self.new_value(t, index, line))
+        if kind is OpKind.SET_REQUIRES_GRAD and inputs:  # a new version with the new flag
+            out_ids = [self.new_value(inputs[0], index, line)]
         if kind is OpKind.INPLACE and before is not None:
             extra["version"] = before
             extra["after"] = [t._version for t in outs[:1]]
@@ -346,7 +348,9 @@ class CaptureMode(TorchFunctionMode):
             for value in kwargs.values():
                 tensors_in(value, inputs, 2)
             before = None
-            if d.kind is OpKind.COMPUTE and (kwargs.get("inplace") is True or "out" in kwargs):
+            if d.kind is OpKind.COMPUTE and (
+                kwargs.get("inplace") is True or kwargs.get("out") is not None
+            ):
                 d = d.inplace()  # relu(x, inplace=True), torch.add(a, b, out=c)
             if d.kind is OpKind.INPLACE and inputs:
                 before = inputs[0]._version

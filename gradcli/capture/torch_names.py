@@ -83,7 +83,7 @@ def _collect(name: str, obj, found: dict, depth: int) -> None:
             if depth:  # tensors a module holds without registering them
                 for attr, value in list(vars(obj).items())[:MAX_ITEMS]:
                     if not attr.startswith("_") and isinstance(value, (list, tuple, dict)):
-                        stack.append((f"{name}.{attr}", value, depth - 1))
+                        stack.append((f"{name}.{attr}", value, 2))  # its layers, nested once
                     elif not attr.startswith("_") and isinstance(value, torch.Tensor):
                         stack.append((f"{name}.{attr}", value, 0))
         elif depth and isinstance(obj, (list, tuple)):

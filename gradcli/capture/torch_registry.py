@@ -52,7 +52,7 @@ def layers_in_forward(namespace: dict | None) -> list[dict]:
             tree = ast.parse(textwrap.dedent("".join(lines)))
         except (OSError, TypeError, SyntaxError):
             continue
-        for node in ast.walk(tree):
+        for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
             func = node.func if isinstance(node, ast.Call) else None
             attr = func.attr if isinstance(func, ast.Attribute) else None
             layer = attr is not None and hasattr(torch.nn, attr) and attr[:1].isupper()
@@ -101,7 +101,10 @@ def _plain_attributes(rec, where: str, module, found: dict) -> None:
                 "registered, and model.parameters() skips them"
             )
             fix = f"hold them in nn.{kind}: self.{attr} = nn.{kind}(...)"
-            for item in list(items)[:256]:
+            flat = []
+            for item in list(items)[:256]:  # one level of nesting: [[Linear, ReLU], ...]
+                flat += list(item)[:256] if isinstance(item, (list, tuple)) else [item]
+            for item in flat:
                 if isinstance(item, torch.nn.Module):
                     for p in item.parameters():
                         vid = rec.value_of(p)

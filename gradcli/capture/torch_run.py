@@ -44,7 +44,8 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
     program.exit_code = outcome.exit_code
     if outcome.exception is not None:
         exc = outcome.exception
-        file, line, function = script.script_frame(exc.__traceback__, files)
+        frames = script.script_frames(exc.__traceback__, files)
+        file, line, function = frames[0] if frames else (None, None, None)
         program.error = ProgramError(
             type(exc).__name__,
             str(exc),
@@ -53,6 +54,7 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
             len(program.ops),
             gradient_calls.errors.get(id(exc)),
             function,
+            tuple(frames),
         )
     if rec.failure is not None:
         program.facts["capture_failure"] = f"{type(rec.failure).__name__}: {rec.failure}"

@@ -70,6 +70,7 @@ _PATTERNS = (
     ("input_no_grad", re.compile(r"One of the differentiated Tensors does not require grad")),
     ("non_leaf_param", re.compile(r"can't optimize a non-leaf Tensor")),
     ("empty_params", re.compile(r"optimizer got an empty parameter list")),
+    ("numpy_grad", re.compile(r"Can't call numpy\(\) on Tensor that requires grad")),
     ("none_grad", re.compile(r"'NoneType' object has no attribute")),
     ("none_grad", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("scalar_root", re.compile(r"grad can be implicitly created only for scalar outputs")),
