@@ -36,6 +36,7 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
     if seed is not None:
         seed_all(seed)
     with ExitStack() as stack:
+        _keep_global_state(stack)
         _install(stack, rec)
         stack.enter_context(CaptureMode(rec, gradient_calls))
         outcome = script.run(code, code.co_filename, list(args), timeout)
@@ -65,6 +66,16 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
     except Exception as exc:  # a module whose attributes cannot be read: nothing to say
         program.facts["registry_failure"] = f"{type(exc).__name__}: {exc}"
     return program
+
+
+def _keep_global_state(stack: ExitStack) -> None:
+    """The grad mode, default dtype and anomaly mode as they were, whatever the script set
+    (a script that switches grad off globally and ends would leave it so for the caller)."""
+    grad, dtype = torch.is_grad_enabled(), torch.get_default_dtype()
+    anomaly = torch.is_anomaly_enabled()
+    stack.callback(torch.set_grad_enabled, grad)
+    stack.callback(torch.set_default_dtype, dtype)
+    stack.callback(torch.set_anomaly_enabled, anomaly)
 
 
 def _install(stack: ExitStack, rec: Recorder) -> None:

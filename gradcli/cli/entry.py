@@ -38,12 +38,18 @@ VALUE_OPTIONS = frozenset(
         "--lang",
         "--call",
         "--weights",
+        "--run",
+        "--calls",
+        "--seed",
+        "--timeout",
     }
 )
 FLAGS = frozenset({"--symbolic", "--no-cache", "--help", "-h"})
 ALIASES = {"-e": "--expr", "-h": "--help"}  # as click, the last of an option's values counts
 # with any of these the command runs no SymPy worker (or reads TensorFlow code)
-NO_WORKER = frozenset({"--symbolic", "--points", "--lang", "--call", "--weights", "--help"})
+NO_WORKER = frozenset(
+    {"--symbolic", "--points", "--lang", "--call", "--weights", "--help", "--run"}
+)
 
 
 def sympy_spec(args: list[str]) -> tuple[str | None, str | None, bool] | None:

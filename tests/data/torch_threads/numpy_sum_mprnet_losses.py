@@ -1,0 +1,41 @@
+import numpy as np
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class CharbonnierLoss(nn.Module):
+    def __init__(self, eps=1e-3):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x, y):
+        return torch.mean(torch.sqrt((x - y) ** 2 + self.eps * self.eps))
+
+
+class MPRNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stage1 = nn.Conv2d(3, 3, 3, padding=1)
+        self.stage2 = nn.Conv2d(3, 3, 3, padding=1)
+        self.stage3 = nn.Conv2d(3, 3, 3, padding=1)
+
+    def forward(self, x):
+        s1 = self.stage1(x)
+        s2 = self.stage2(s1) + x
+        s3 = self.stage3(s2) + x
+        return [s3, s2, s1]
+
+
+model = MPRNet()
+optimizer = torch.optim.Adam(model.parameters(), lr=2e-4)
+criterion_char = CharbonnierLoss()
+for iteration in range(2):
+    input_, target = torch.rand(2, 3, 16, 16), torch.rand(2, 3, 16, 16)
+    optimizer.zero_grad()
+    restored = model(input_)
+    loss_char = np.sum([criterion_char(restored[j], target) for j in range(len(restored))])
+    loss = loss_char
+    loss.backward()
+    optimizer.step()
