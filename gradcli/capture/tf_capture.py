@@ -360,7 +360,9 @@ class Recorder:
             return
         file, line = stack[0][:2]
         exits = self._exits_in(value)
-        numpy = isinstance(value, (np.ndarray, np.generic))
+        # NumPy floats only: TensorFlow converts its own integer arrays (reduction axes,
+        # shapes) the same way, and a rebuilt tensor that matters to a gradient is floating
+        numpy = isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc"
         if not exits and not numpy:
             self.new_value(t, None, line)  # a literal: its line is where it was written
             return
