@@ -129,6 +129,8 @@ class GradientCalls:
             return original(tape, target, sources, *args, **kwargs)
         if context is not None:
             context["call"] = call
+        if any(_zero_mode(a) for a in (*args, *kwargs.values())):
+            rec.program.facts.setdefault("zero_mode_calls", set()).add(call.index)
         self.depth += 1
         if not outer:
             rec.busy += 1
@@ -164,7 +166,7 @@ class GradientCalls:
 
     def _begin(self, kind, file, line, function, target, sources):
         rec = self.rec
-        targets = [t for t in tf.nest.flatten(target) if t is not None]
+        targets = [t for t in tf.nest.flatten(target) if tf.is_tensor(t)]
         root_ids = [rec.value_of(t, line) for t in targets]
         flat = tf.nest.flatten(sources)
         texts = call_texts(file, line) if kind != "fit" else None
@@ -201,20 +203,18 @@ class GradientCalls:
             name = names[i] if i < len(names) else f"source {i}"
             vid = rec.value_of(tensor_of(source), call.line)
             value = rec.program.values[vid]
-            requires = value.requires_grad
-            inner = getattr(source, "value", None)
-            if watched is not None and hasattr(source, "handle"):
-                requires = id(source) in watched or id(inner) in watched
-            if hasattr(source, "handle") and not getattr(source.dtype, "is_floating", True):
-                requires = True  # an integer variable: the data flow says where it stops
+            requires, shape, dtype = value.requires_grad, tuple(value.shape), value.dtype
+            if hasattr(source, "handle"):  # a variable: its own shape and dtype
+                requires = _watches(tape, source, watched)
+                shape, dtype = _shape(source), tf.as_dtype(source.dtype).name
             grad = Gradient(
                 name,
                 vid,
                 None,
-                tuple(value.shape),
-                value.dtype,
+                shape,
+                dtype,
                 "unconnected",
-                elements=_elements(value.shape),
+                elements=_elements(shape),
                 reached=g is not None,
                 requires_grad=requires,
                 leaf=True,
@@ -376,6 +376,37 @@ class GradientCalls:
             return out
 
         return watch
+
+
+def _zero_mode(arg) -> bool:
+    """unconnected_gradients=ZERO (the enum or its string)."""
+    return str(getattr(arg, "value", arg)).lower() == "zero"
+
+
+def _watches(tape, variable, watched) -> bool:
+    """Whether the call's tape watches a variable or would have had it been read while
+    recording (a trainable float variable, watch_accessed_variables on): then a None
+    gradient is the data flow's to explain (never read, read outside the tape); an
+    integer variable, trainable=False, or an unwatched one on a tape that watches only
+    what it is told: not watched."""
+    try:
+        dtype = tf.as_dtype(variable.dtype)  # a Keras variable's dtype is a string
+    except (TypeError, AttributeError):
+        return False
+    if not (dtype.is_floating or dtype.is_complex):
+        return False
+    inner = getattr(variable, "value", None)
+    if watched is not None and (id(variable) in watched or id(inner) in watched):
+        return True
+    accessed = getattr(tape, "_watch_accessed_variables", True) if tape is not None else True
+    return bool(getattr(variable, "trainable", True) and accessed)
+
+
+def _shape(t) -> tuple:
+    try:
+        return tuple(t.shape.as_list())
+    except (ValueError, AttributeError):
+        return ()
 
 
 def fill(grad: Gradient, a: np.ndarray) -> None:

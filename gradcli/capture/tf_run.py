@@ -9,7 +9,7 @@ from contextlib import ExitStack
 import tensorflow as tf
 
 from gradcli.capture import script
-from gradcli.capture.program import Captured, ProgramError
+from gradcli.capture.program import Captured, OpKind, ProgramError
 from gradcli.capture.tf_calls import GradientCalls
 from gradcli.capture.tf_capture import Recorder, UserFiles, install
 
@@ -44,9 +44,42 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
             gradient_calls.errors.get(id(exc)),
             function,
         )
+    _outside_tapes(program, rec)
+    _unconnected_zeros(program)
     if rec.failure is not None:
         program.facts["capture_failure"] = f"{type(rec.failure).__name__}: {rec.failure}"
     return program
+
+
+def _outside_tapes(program: Captured, rec: Recorder) -> None:
+    """An op no tape recorded, on a value some tape watched (even later: tape.watch after
+    the op) ran outside any recording tape: grad_enabled off, so the cut says so."""
+    values = program.values
+    for op in program.ops:
+        if op.records_gradient or op.kind is not OpKind.COMPUTE:
+            continue
+        if not rec.differentiable(op.extra.get("type", "")):
+            continue
+        if any(values[v].requires_grad and values[v].floating for v in op.inputs):
+            op.grad_enabled = False
+
+
+def _unconnected_zeros(program: Captured) -> None:
+    """unconnected_gradients=ZERO: an all-zero gradient whose source the call's target is
+    not computed from, through any op a tape recorded, is an unconnected one (reached off,
+    so the diagnosis explains the missing path)."""
+    from gradcli.capture.flowgraph import FlowGraph
+
+    zero_calls = program.facts.pop("zero_mode_calls", set())
+    flow = FlowGraph(program) if zero_calls else None
+    for k in sorted(zero_calls):
+        call = program.calls[k]
+        for g in call.gradients:
+            if g.status != "zero" or g.value_id is None:
+                continue
+            reach, _ = flow.forward([g.value_id], call.first_op, gradient=True)
+            if not reach & set(call.roots):
+                g.reached = False
 
 
 def _patch(stack: ExitStack, owner, name: str, make) -> None:
@@ -114,7 +147,35 @@ def reworded(diagnosis):
     causes += list(diagnosis.error_causes)
     for cause in causes:
         cause.detail = reword(cause.detail)
+    program = diagnosis.doctor.program if diagnosis.doctor is not None else None
+    for k, pair in diagnosis.pairs:
+        _integer_source(program, k, pair)
     for _, pair in diagnosis.pairs:
         if pair.reason:
             pair.reason = reword(pair.reason)
     return diagnosis
+
+
+INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")
+
+
+def _integer_source(program, k: int, pair) -> None:
+    """An integer variable is never watched: its cause is its dtype, where it was made."""
+    from gradcli.capture.tf_words import FIXES
+    from gradcli.explain.report import CauseKind as K
+
+    if program is None or not pair.causes or pair.causes[0].kind != str(K.REQUIRES_GRAD_FALSE):
+        return
+    g = next((g for g in program.calls[k].gradients if g.name == pair.input), None)
+    if g is None or g.dtype not in INTEGER_DTYPES:
+        return
+    cause = pair.causes[0]
+    cause.kind = str(K.INTEGER)
+    cause.detail = (
+        f"{pair.input} is an {g.dtype} variable, made here: a tape never watches integer "
+        "tensors, so no gradient reaches it"
+    )
+    cause.extra["fix"] = FIXES["integer"]
+    pair.reason = (
+        f"{pair.output} gets no gradient to {pair.input} (None): integer at line {cause.line}"
+    )

@@ -47,6 +47,8 @@ _PATTERNS = (
     ("gradients_eager", re.compile(r"tf\.gradients is not supported when eager execution")),
     ("symbolic_numpy", re.compile(r"'SymbolicTensor' object has no attribute 'numpy'")),
     ("symbolic_numpy", re.compile(r"numpy\(\) is only available when eager execution")),
+    ("number_backward", re.compile(r"'float' object has no attribute 'dtype'")),
+    ("number_backward", re.compile(r"'numpy\.\w+' object has no attribute '_id'")),
     ("none_gradient", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("none_gradient", re.compile(r"'NoneType' object has no attribute")),
     ("none_gradient", re.compile(r"Attempt to convert a value \(None\)")),
