@@ -160,8 +160,10 @@ class GradientCalls:
         first = self.contexts[-1]["first"]
         for k in range(len(calls) - 1, first - 1, -1):
             c = calls[k]
-            if (c.kind, c.file, c.line) == (kind, file, line) and k == len(calls) - 1:
-                calls.pop()
+            if (c.kind, c.file, c.line) == (kind, file, line) and c.error is None:
+                del calls[k]
+                for j, later in enumerate(calls[k:], k):
+                    later.index = j
                 break
 
     def _begin(self, kind, file, line, function, target, sources):

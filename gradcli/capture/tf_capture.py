@@ -28,6 +28,7 @@ from gradcli.capture.tf_ops import (
     QUIET,
     READS,
     ROLE_OF,
+    SHAPE_ONLY,
     WRITES,
     display,
     kind_of,
@@ -262,7 +263,7 @@ class Recorder:
         elif op_type in READS and outs and not trainable(outs[0]):
             kind = OpKind.CAST_INT  # an integer variable's value
         values = self.program.values
-        tensors = inputs
+        tensors = inputs if op_type not in SHAPE_ONLY else []
         if kind is OpKind.INPLACE:  # a write: the values written, not the variable's handle
             tensors = [t for t in inputs if _dtype(t) != "resource"]
         in_ids = [self.value_of(t, line) for t in tensors]

@@ -36,6 +36,8 @@ WRITES = frozenset(
         "ResourceApplyAdagrad",
     ]
 )
+# ops that read only their input's shape or dtype: no data edge from it
+SHAPE_ONLY = frozenset(["Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike"])
 READS = frozenset(["ReadVariableOp", "ResourceGather", "ResourceGatherNd"])
 # values leaving TensorFlow for NumPy inside the graph (tf.numpy_function / py_func)
 NUMPY_FUNCTIONS = frozenset(["PyFunc", "PyFuncStateless"])

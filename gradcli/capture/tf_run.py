@@ -55,6 +55,16 @@ def _outside_tapes(program: Captured, rec: Recorder) -> None:
     """An op no tape recorded, on a value some tape watched (even later: tape.watch after
     the op) ran outside any recording tape: grad_enabled off, so the cut says so."""
     values = program.values
+    consumers: dict[int, list] = {}
+    for op in program.ops:
+        for v in op.inputs:
+            consumers.setdefault(v, []).append(op)
+    for op in program.ops:
+        if op.records_gradient or op.extra.get("type") != "ReadVariableOp":
+            continue
+        after = [c for v in op.outputs for c in consumers.get(v, ())]
+        if after and all(c.kind is OpKind.DETACH and c.line == op.line for c in after):
+            op.kind, op.name = OpKind.DETACH, after[0].name  # tf.stop_gradient(variable)
     for op in program.ops:
         if op.records_gradient or op.kind is not OpKind.COMPUTE:
             continue
