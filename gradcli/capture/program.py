@@ -122,6 +122,7 @@ class GradientCall:
     retain_graph: bool = False
     complete: bool = True  # the walk of the gradient graph reached its end (MAX_NODES)
     contributions: dict = field(default_factory=dict)  # value id -> (n, zeros, non-finite)
+    notes: list[str] = field(default_factory=list)  # what the reader should know (tf)
 
 
 @dataclass

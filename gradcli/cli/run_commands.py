@@ -51,7 +51,7 @@ def run_options(f):
         type=click.IntRange(0, 2**32 - 1),
         default=None,
         metavar="N",
-        help="--run: seed random, NumPy and torch before the script starts.",
+        help="--run: seed random, NumPy and torch (or TensorFlow) before the script starts.",
     )(f)
     f = click.option(
         "--calls",
@@ -65,7 +65,8 @@ def run_options(f):
         "run",
         metavar="FILE.py",
         default=None,
-        help="Run this PyTorch script (as python FILE.py would) and read what it did.",
+        help="Run this PyTorch or TensorFlow script (as python FILE.py would) and read what "
+        "it did.",
     )(f)
 
 
@@ -130,14 +131,12 @@ def read_run(run, spec, script_args, calls, seed, timeout):
             data = fh.read()
     except OSError as exc:
         raise GradcliError(f"cannot read {run}: {exc.strerror or exc}") from None
-    if "tf" in frameworks_imported(run, data) and "torch" not in frameworks_imported(run, data):
-        raise GradcliError(
-            f"{run} is TensorFlow code: --run reads PyTorch scripts for now; "
-            f"read it without --run: gradcli explain {run}"
-        )
+    imported = frameworks_imported(run, data)
     from gradcli.capture.script import compile_script
 
     code, text = compile_script(run)
+    if "tf" in imported and "torch" not in imported:
+        return read_tf_run(run, code, text, args, calls, seed, timeout)
     try:
         import torch  # noqa: F401  (the user asked for the run: the framework is needed now)
     except ImportError as exc:
@@ -163,6 +162,43 @@ def read_run(run, spec, script_args, calls, seed, timeout):
             "torch.autograd.grad), so there is nothing to report"
         )
     return program, diagnose(program, torch_words)
+
+
+def read_tf_run(run, code, text, args, calls, seed, timeout):
+    """The TensorFlow edge of read_run: (program, diagnosis) of a TensorFlow/Keras script."""
+    try:
+        import tensorflow  # noqa: F401  (the user asked for the run: the framework is needed now)
+    except ImportError as exc:
+        raise GradcliError(
+            f"--run needs TensorFlow in this Python environment for {run} ({exc}); "
+            f"without --run, gradcli reads it without running it: gradcli explain {run}"
+        ) from None
+    from gradcli.capture import tf_words
+    from gradcli.capture.diagnosis import diagnose
+    from gradcli.capture.tf_run import capture, reworded
+
+    limit = DEFAULT_CALLS if calls is None else None if calls == "all" else calls
+    program = capture(run, code, text, args, limit, timeout, seed)
+    _check_capture(run, program, timeout, "tape.gradient, model.fit")
+    return program, reworded(diagnose(program, tf_words))
+
+
+def _check_capture(run, program, timeout, what: str) -> None:
+    """Exit 2 when the capture failed or the script made no gradient call."""
+    failure = program.facts.get("capture_failure")
+    if failure:
+        raise GradcliError(
+            f"gradcli failed while capturing {run} ({failure}); this is a bug "
+            "in gradcli, not in the script (GRADCLI_DEBUG=1 shows more)"
+        )
+    if not program.calls and program.error is None:
+        how = {"timeout": f"was stopped by --timeout {timeout:g}"}.get(program.stopped, "ran")
+        if program.exit_code is not None:
+            how = f"exited with status {program.exit_code}"
+        raise GradcliError(
+            f"{run}: the script {how} without any gradient call ({what}), so there is "
+            "nothing to report"
+        )
 
 
 def status(program, diagnosis, pairs: bool) -> int:

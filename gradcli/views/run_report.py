@@ -67,6 +67,8 @@ def document(program, diagnosis, with_pairs: bool) -> dict:
                 "error": error_doc(call.error, causes, diagnosis.notes.get(call.index, "")),
             }
         )
+        if call.notes:  # TensorFlow: Keras variable paths, traced steps (as the static reader)
+            calls[-1]["notes"] = list(call.notes)
     doc = {"schema": SCHEMA, "file": program.file, "framework": program.framework, "calls": calls}
     if with_pairs:
         doc["pairs"] = [{"call": k, **p.document()} for k, p in diagnosis.pairs]
@@ -97,10 +99,23 @@ def notes(program) -> list[str]:
     return out
 
 
+TF_TITLES = {
+    "gradient": "tape.gradient({}, ...)",
+    "jacobian": "tape.jacobian({}, ...)",
+    "batch_jacobian": "tape.batch_jacobian({}, ...)",
+    "tf.gradients": "tf.gradients({}, ...)",
+    "fit": "the {} of a model.fit / train_on_batch step",
+    "minimize": "minimize({}, ...)",
+    "compute_gradients": "compute_gradients({}, ...)",
+}
+
+
 def title(call) -> str:
     """'call 0, line 12: loss.backward()'."""
     target = call.root_names[0] if len(call.root_names) == 1 else "the outputs"
     what = f"{target}.backward()" if call.kind == "backward" else f"autograd.grad({target}, ...)"
+    if call.kind in TF_TITLES:
+        what = TF_TITLES[call.kind].format(target)
     return f"call {call.index}, line {call.line}: {what}"
 
 

@@ -1,0 +1,518 @@
+"""TensorFlow's gradient calls under capture: `tape.gradient`, `tape.jacobian`,
+`tape.batch_jacobian`, `tf.gradients`, and the gradient Keras's `model.fit` /
+`train_on_batch` (and a TF1 optimizer's `minimize`) take on the user's behalf, each one
+GradientCall with the static reader's call kind and source names.
+
+A call made while a tf.function (or Keras's train step) is traced returns symbolic
+gradients: their None-ness is known at once, their numbers when the traced step first
+runs (a stateful tf.numpy_function added after the gradient reads them). The gradient
+graph is not walked (call.nodes stays empty): the diagnosis reads the data flow the op
+callback recorded, with TensorFlow's own word on which ops a tape recorded.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import linecache
+from functools import lru_cache
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.eager import record
+
+from gradcli.capture.program import Gradient, GradientCall, Operation, OpKind
+from gradcli.capture.script import StopScript
+from gradcli.capture.tf_capture import Recorder, is_eager
+
+MAX_VALUE = 10_000  # elements of a gradient written out in full
+FIT_TARGET = "compiled loss"
+METHODS = {"gradient": "gradient", "jacobian": "jacobian", "batch_jacobian": "batch_jacobian"}
+
+
+def _count(a: np.ndarray) -> tuple[int, int, int]:
+    n = int(a.size)
+    if n == 0:
+        return 0, 0, 0
+    zeros = int(np.count_nonzero(a == 0))
+    if a.dtype.kind in "fc":
+        return n, zeros, n - int(np.count_nonzero(np.isfinite(a)))
+    return n, zeros, 0
+
+
+def _status(n: int, zeros: int, nonfinite: int) -> str:
+    if nonfinite:
+        return "non_finite"
+    if n and zeros == n:
+        return "zero"
+    return "partially_zero" if zeros else "connected"
+
+
+def tensor_of(source):
+    """The tensor a source stands for in the data flow: a variable's handle (a Keras
+    variable's tf.Variable's), or the tensor itself."""
+    handle = getattr(source, "handle", None)
+    if handle is not None:
+        return handle
+    value = getattr(source, "value", None)
+    return getattr(value, "handle", source) if value is not None else source
+
+
+class GradientCalls:
+    """Records every gradient call; stops the script when the call limit is passed."""
+
+    def __init__(self, recorder: Recorder, limit: int | None):
+        self.rec = recorder
+        self.limit = limit
+        self.depth = 0  # > 0 inside a recorded call (jacobian calls gradient itself)
+        self.contexts: list[dict] = []  # fit / train_on_batch / minimize in progress
+        self.errors: dict[int, int] = {}  # id(exception) -> call index
+        self.hooks: list[dict] = []  # traced calls' value readers, by fit model
+
+    # --- where a call comes from -------------------------------------------------------
+    def _origin(self, method: str):
+        """(kind, file, line, function, context) of a call, or None when it is not the
+        user's (made by a library outside any fit/minimize)."""
+        from tensorflow.python.util import tf_stack
+
+        files = self.rec.files
+        frames = list(tf_stack.extract_stack())
+        user = [f for f in frames if files(f.filename)]
+        caller = None
+        for f in reversed(frames):
+            name = f.filename.replace("\\", "/")
+            if "/gradcli/" in name or "/tensorflow/python/" in name or "autograph" in name:
+                continue
+            caller = f
+            break
+        context = self.contexts[-1] if self.contexts else None
+        if caller is not None and files(caller.filename):
+            return METHODS.get(method, method), caller.filename, caller.lineno, caller.name, None
+        if context is not None:
+            return context["kind"], context["file"], context["line"], context["function"], context
+        if user:
+            f = user[-1]
+            return METHODS.get(method, method), f.filename, f.lineno, f.name, None
+        return None
+
+    # --- the wrappers --------------------------------------------------------------------
+    def tape_method(self, method: str, original):
+        calls = self
+
+        def wrapper(tape, target, sources, *args, **kwargs):
+            return calls.run(method, original, tape, target, sources, args, kwargs)
+
+        wrapper.__name__ = method
+        return wrapper
+
+    def run(self, method, original, tape, target, sources, args, kwargs):
+        rec = self.rec
+        if self.depth or rec.failure is not None or rec.busy:
+            return original(tape, target, sources, *args, **kwargs)
+        try:
+            origin = self._origin(method)
+        except Exception as exc:
+            rec.failure = exc
+            origin = None
+        if origin is None:
+            return original(tape, target, sources, *args, **kwargs)
+        kind, file, line, function, context = origin
+        if self.contexts:
+            self._retraced(kind, file, line)
+        elif self.limit is not None and len(rec.program.calls) >= self.limit:
+            raise StopScript("calls")
+        try:
+            call, targets, flat, names = self._begin(kind, file, line, function, target, sources)
+            outer = bool(record.should_record_backprop(targets)) if targets else False
+        except Exception as exc:
+            rec.failure = exc
+            return original(tape, target, sources, *args, **kwargs)
+        if context is not None:
+            context["call"] = call
+        if any(_zero_mode(a) for a in (*args, *kwargs.values())):
+            rec.program.facts.setdefault("zero_mode_calls", set()).add(call.index)
+        self.depth += 1
+        if not outer:
+            rec.busy += 1
+        try:
+            result = original(tape, target, sources, *args, **kwargs)
+        except BaseException as exc:
+            if not isinstance(exc, StopScript):
+                call.error = {"type": type(exc).__name__, "message": str(exc), "line": line}
+                self.errors[id(exc)] = call.index
+            call.last_op = len(rec.program.ops)
+            raise
+        finally:
+            self.depth -= 1
+            if not outer:
+                rec.busy -= 1
+        try:
+            self._end(call, tape, flat, names, result, targets if outer else None)
+        except Exception as exc:
+            rec.failure = exc
+        return result
+
+    def _retraced(self, kind, file, line) -> None:
+        """A call site made again in the same fit (tf.function traced the step twice, the
+        optimizer making its variables on the first trace): the last trace is the one
+        that runs, so it replaces the earlier record."""
+        calls = self.rec.program.calls
+        first = self.contexts[-1]["first"]
+        for k in range(len(calls) - 1, first - 1, -1):
+            c = calls[k]
+            if (c.kind, c.file, c.line) == (kind, file, line) and c.error is None:
+                del calls[k]
+                for j, later in enumerate(calls[k:], k):
+                    later.index = j
+                break
+
+    def _begin(self, kind, file, line, function, target, sources):
+        rec = self.rec
+        targets = [t for t in tf.nest.flatten(target) if tf.is_tensor(t)]
+        root_ids = [rec.value_of(t, line) for t in targets]
+        flat = tf.nest.flatten(sources)
+        texts = call_texts(file, line) if kind != "fit" else None
+        if kind == "fit":
+            context = self.contexts[-1]
+            root_names = [FIT_TARGET]
+            names = [f"{context['model']}.trainable_variables[{i}]" for i in range(len(flat))]
+        else:
+            root_names = [texts[0]] if texts and texts[0] else ["the target"]
+            names = source_names(sources, texts[1] if texts else None)
+        call = GradientCall(
+            len(rec.program.calls), kind, line, file, root_ids, root_names, len(rec.program.ops)
+        )
+        call.function = function
+        call.notes = keras_notes(flat, names, texts[1] if texts else None, kind)
+        rec.program.calls.append(call)
+        for i, name in enumerate(names):
+            if i < len(flat) and flat[i] is not None:
+                rec.program.names.setdefault(rec.value_of(tensor_of(flat[i]), line), name)
+        return call, targets, flat, names
+
+    def _end(self, call, tape, flat, names, result, outer_targets) -> None:
+        rec = self.rec
+        call.last_op = len(rec.program.ops)
+        results = tf.nest.flatten(result) if result is not None else []
+        watched = None
+        try:
+            watched = {id(v) for v in tape.watched_variables()}
+        except Exception:
+            watched = None
+        symbolic = []
+        for i, source in enumerate(flat):
+            g = results[i] if i < len(results) else None
+            name = names[i] if i < len(names) else f"source {i}"
+            vid = rec.value_of(tensor_of(source), call.line)
+            value = rec.program.values[vid]
+            requires, shape, dtype = value.requires_grad, tuple(value.shape), value.dtype
+            if hasattr(source, "handle"):  # a variable: its own shape and dtype
+                requires = _watches(tape, source, watched)
+                shape, dtype = _shape(source), tf.as_dtype(source.dtype).name
+            grad = Gradient(
+                name,
+                vid,
+                None,
+                shape,
+                dtype,
+                "unconnected",
+                elements=_elements(shape),
+                reached=g is not None,
+                requires_grad=requires,
+                leaf=True,
+                note=getattr(source, "path", None),
+            )
+            grad.zero_elements = grad.elements
+            call.gradients.append(grad)
+            if g is None:
+                continue
+            if isinstance(g, tf.IndexedSlices):
+                rec.busy += 1
+                try:
+                    g = tf.convert_to_tensor(g)
+                finally:
+                    rec.busy -= 1
+            if is_eager(g):
+                fill(grad, g._numpy())
+            else:
+                grad.status = "connected"
+                grad.shape, grad.dtype = tuple(g.shape.as_list() or ()), g.dtype.name
+                symbolic.append((grad, g))
+        if symbolic:
+            self._read_later(call, symbolic)
+        if outer_targets is not None and results:
+            self._record_as_op(call, flat, results)
+
+    def _read_later(self, call, symbolic) -> None:
+        """A stateful tf.numpy_function after the traced gradients reads their numbers when
+        the traced step first runs."""
+        state = {"done": False}
+        grads = [g for _, g in symbolic]
+        records = [r for r, _ in symbolic]
+
+        def read(*arrays):
+            if not state["done"]:
+                state["done"] = True
+                for r, a in zip(records, arrays):
+                    fill(r, np.asarray(a))
+            return np.zeros((), np.float32)
+
+        self.rec.busy += 1
+        try:
+            tf.numpy_function(read, grads, tf.float32, stateful=True)
+        finally:
+            self.rec.busy -= 1
+        call.notes.append(
+            "made while tf.function traced the step: TensorFlow returns symbolic tensors "
+            "here; the values are those of the first step that ran"
+        )
+
+    def _record_as_op(self, call, flat, results) -> None:
+        """A gradient an outer tape records (a second derivative): one op from the targets
+        and sources to the gradients, so the outer call's data flow goes through it."""
+        rec = self.rec
+        index = len(rec.program.ops)
+        ins = tuple(call.roots) + tuple(rec.value_of(tensor_of(s)) for s in flat)
+        outs = tuple(rec.new_value(g, index, call.line, True) for g in results if g is not None)
+        rec.program.ops.append(
+            Operation(
+                index,
+                "tape.gradient",
+                OpKind.COMPUTE,
+                ins,
+                outs,
+                call.line,
+                call.file,
+                records_gradient=True,
+            )
+        )
+
+    # --- fit, train_on_batch, minimize ---------------------------------------------------
+    def context_method(self, kind: str, original, method: str):
+        calls = self
+
+        def wrapper(obj, *args, **kwargs):
+            return calls.in_context(kind, method, original, obj, args, kwargs)
+
+        wrapper.__name__ = method
+        return wrapper
+
+    def in_context(self, kind, method, original, obj, args, kwargs):
+        rec = self.rec
+        if self.depth or rec.busy or rec.failure is not None or self.contexts:
+            return original(obj, *args, **kwargs)
+        import sys
+
+        stack = rec.files.stack(sys._getframe(2))
+        if not stack:
+            return original(obj, *args, **kwargs)
+        if self.limit is not None and len(rec.program.calls) >= self.limit:
+            raise StopScript("calls")
+        file, line, function = stack[0]
+        receiver = receiver_text(file, line, method) or "model"
+        context = {
+            "kind": kind,
+            "file": file,
+            "line": line,
+            "function": function,
+            "model": receiver,
+            "call": None,
+            "obj": obj,
+            "first": len(rec.program.calls),
+        }
+        self.contexts.append(context)
+        try:
+            result = original(obj, *args, **kwargs)
+        except BaseException as exc:
+            made = rec.program.calls[context["first"] :]
+            if made and not isinstance(exc, StopScript) and made[-1].error is None:
+                made[-1].error = {"type": type(exc).__name__, "message": str(exc), "line": line}
+                self.errors[id(exc)] = made[-1].index
+            raise
+        finally:
+            self.contexts.pop()
+        if kind == "fit" and len(rec.program.calls) == context["first"]:
+            self._reused(context, obj)
+        elif kind == "fit" and context["call"] is not None:
+            self.hooks.append({"obj": obj, "call": context["call"]})
+        return result
+
+    def _reused(self, context, obj) -> None:
+        """A fit that ran a step traced by an earlier fit (no tape.gradient of its own):
+        one call at this line, as the earlier one (values: the earlier one's first step)."""
+        earlier = next((h["call"] for h in reversed(self.hooks) if h["obj"] is obj), None)
+        if earlier is None:
+            return
+        rec = self.rec
+        call = GradientCall(
+            len(rec.program.calls),
+            earlier.kind,
+            context["line"],
+            context["file"],
+            list(earlier.roots),
+            list(earlier.root_names),
+            earlier.first_op,
+            function=context["function"],
+            last_op=len(rec.program.ops),
+        )
+        call.gradients = list(earlier.gradients)
+        call.notes = [
+            *earlier.notes,
+            f"this fit reuses the train step traced at line {earlier.line}: the values are "
+            "those of that step's first run",
+        ]
+        rec.program.calls.append(call)
+
+    def watch(self, original):
+        rec = self.rec
+
+        def watch(tape, tensor):
+            out = original(tape, tensor)
+            if not rec.busy and rec.failure is None:
+                try:
+                    for t in tf.nest.flatten(tensor):
+                        vid = rec.value_of(tensor_of(t))
+                        rec.program.values[vid].requires_grad = True
+                except Exception as exc:
+                    rec.failure = exc
+            return out
+
+        return watch
+
+
+def _zero_mode(arg) -> bool:
+    """unconnected_gradients=ZERO (the enum or its string)."""
+    return str(getattr(arg, "value", arg)).lower() == "zero"
+
+
+def _watches(tape, variable, watched) -> bool:
+    """Whether the call's tape watches a variable or would have had it been read while
+    recording (a trainable float variable, watch_accessed_variables on): then a None
+    gradient is the data flow's to explain (never read, read outside the tape); an
+    integer variable, trainable=False, or an unwatched one on a tape that watches only
+    what it is told: not watched."""
+    try:
+        dtype = tf.as_dtype(variable.dtype)  # a Keras variable's dtype is a string
+    except (TypeError, AttributeError):
+        return False
+    if not (dtype.is_floating or dtype.is_complex):
+        return False
+    inner = getattr(variable, "value", None)
+    if watched is not None and (id(variable) in watched or id(inner) in watched):
+        return True
+    accessed = getattr(tape, "_watch_accessed_variables", True) if tape is not None else True
+    return bool(getattr(variable, "trainable", True) and accessed)
+
+
+def _shape(t) -> tuple:
+    try:
+        return tuple(t.shape.as_list())
+    except (ValueError, AttributeError):
+        return ()
+
+
+def fill(grad: Gradient, a: np.ndarray) -> None:
+    """A gradient's numbers and status from TensorFlow's array."""
+    n, zeros, nonfinite = _count(a)
+    grad.elements, grad.zero_elements, grad.nonfinite_elements = n, zeros, nonfinite
+    grad.shape, grad.dtype = tuple(a.shape), a.dtype.name
+    if n <= MAX_VALUE:
+        grad.value = a.tolist()
+    grad.status = _status(n, zeros, nonfinite)
+
+
+def _elements(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d if isinstance(d, int) else 1
+    return n
+
+
+# --- the script's words for a call -------------------------------------------------------
+@lru_cache(maxsize=64)
+def _tree(file: str):
+    text = "".join(linecache.getlines(file))
+    try:
+        return ast.parse(text), text
+    except (SyntaxError, ValueError):
+        return None, text
+
+
+CALL_NAMES = ("gradient", "jacobian", "batch_jacobian", "gradients", "minimize")
+
+
+def _call_at(file, line, names):
+    tree, _ = _tree(file) if file else (None, "")
+    if tree is None:
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in names and (best is None or node.lineno >= best.lineno):
+                best = node
+    return best
+
+
+def call_texts(file, line):
+    """(target expression, sources expression node) of a gradient call at a line."""
+    node = _call_at(file, line, CALL_NAMES)
+    if node is None:
+        return None
+    args = list(node.args)
+    keywords = {k.arg: k.value for k in node.keywords}
+    target = args[0] if args else keywords.get("target", keywords.get("ys", keywords.get("loss")))
+    sources = args[1] if len(args) > 1 else None
+    for key in ("sources", "source", "xs", "var_list"):
+        sources = keywords.get(key, sources)
+    return (ast.unparse(target) if target is not None else None), sources
+
+
+def receiver_text(file, line, method) -> str | None:
+    node = _call_at(file, line, (method,))
+    if node is None or not isinstance(node.func, ast.Attribute):
+        return None
+    return ast.unparse(node.func.value)
+
+
+def source_names(sources, expr) -> list[str]:
+    """The name of each flattened source (tf.nest order), as the static reader names them."""
+    return [n for _, n in _named(sources, expr, ast.unparse(expr) if expr is not None else "?")]
+
+
+def _named(value, expr, text) -> list:
+    if isinstance(value, dict):
+        exprs = {}
+        if isinstance(expr, ast.Dict):
+            for k, v in zip(expr.keys, expr.values):
+                with contextlib.suppress(ValueError, SyntaxError, TypeError):
+                    exprs[ast.literal_eval(k)] = v
+        out = []
+        for key in sorted(value):
+            sub = exprs.get(key)
+            sub_text = ast.unparse(sub) if sub is not None else f"{text}[{key!r}]"
+            out += _named(value[key], sub, sub_text)
+        return out
+    if isinstance(value, (list, tuple)):
+        listed = isinstance(expr, (ast.List, ast.Tuple)) and len(expr.elts) == len(value)
+        out = []
+        for k, v in enumerate(value):
+            sub = expr.elts[k] if listed else None
+            sub_text = ast.unparse(sub) if sub is not None else f"{text}[{k}]"
+            out += _named(v, sub, sub_text)
+        return out
+    return [(value, text)]
+
+
+def keras_notes(flat, names, expr, kind) -> list[str]:
+    """'model.trainable_variables: [0] dense/kernel, ...' for Keras variables named by
+    position (the static reader's note)."""
+    paths = [getattr(s, "path", None) for s in flat]
+    if not any(paths):
+        return []
+    if kind == "fit" or (expr is not None and not isinstance(expr, (ast.List, ast.Tuple))):
+        base = names[0].rsplit("[", 1)[0] if names else "sources"
+        listed = ", ".join(f"[{i}] {p}" for i, p in enumerate(paths) if p)
+        return [f"{base}: {listed}"]
+    return []

@@ -1,0 +1,462 @@
+"""The TensorFlow edge of the run mode: an op callback that records every op TensorFlow runs
+eagerly and every op it adds while tracing a tf.function (Keras's train step included), with
+the user's line, and the values that leave TensorFlow (`.numpy()`, `float()`, NumPy) and
+come back (a tensor made from those very Python objects).
+
+Only the tf_*.py modules import TensorFlow, and only under `--run`. Values are
+TensorFlow's own. Tensors are identified by holding a weak reference with their id (eager
+ids are reused once a tensor is freed). Whether an op records a gradient is asked of
+TensorFlow's tape set at the op (`should_record_backprop`: some active tape watches an
+input), so FlowGraph.carries() means "a tape records a gradient through this op".
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import weakref
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.eager import record
+from tensorflow.python.framework import constant_op, ops
+
+from gradcli.capture.program import Captured, Operation, OpKind, Value
+from gradcli.capture.tf_ops import (
+    NONE_GRADIENTS,
+    QUIET,
+    READS,
+    ROLE_OF,
+    SHAPE_ONLY,
+    WRITES,
+    display,
+    kind_of,
+)
+
+MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
+MAX_SCAN = 256  # items of a list looked into
+MAX_STACK = 8  # user frames kept per operation
+CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall", "While", "StatelessWhile", "If")
+
+
+def _roots() -> tuple[str, ...]:
+    """Folders whose files are never the user's: TensorFlow, Keras, gradcli, the stdlib."""
+    import gradcli
+
+    roots = {os.path.dirname(tf.__file__), os.path.dirname(gradcli.__file__)}
+    try:
+        import keras
+
+        roots.add(os.path.dirname(keras.__file__))
+    except ImportError:
+        pass
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(path)
+    return tuple(os.path.realpath(r) + os.sep for r in roots)
+
+
+class UserFiles:
+    """Which source files are the user's (the script, its own modules), cached by name."""
+
+    def __init__(self, script: str):
+        self.script = script
+        self.roots = _roots()
+        self.cache: dict[str, bool] = {script: True}
+
+    def __call__(self, filename: str) -> bool:
+        known = self.cache.get(filename)
+        if known is None:
+            base = os.path.basename(filename)
+            known = (
+                not filename.startswith("<")
+                and not base.startswith("__autograph_generated_file")
+                and not os.path.realpath(filename).startswith(self.roots)
+            )
+            self.cache[filename] = known
+        return known
+
+    def stack(self, frame) -> tuple:
+        """((file, line, function), ...) of the user frames at or outside `frame`."""
+        out = []
+        while frame is not None and len(out) < MAX_STACK:
+            code = frame.f_code
+            if self(code.co_filename):
+                out.append((code.co_filename, frame.f_lineno, code.co_name))
+            frame = frame.f_back
+        return tuple(out)
+
+    def summary(self, frames) -> tuple:
+        """The same from a traceback (outermost first), as TensorFlow keeps for graph ops
+        (autograph's converted code mapped back to the user's lines)."""
+        out = []
+        for f in reversed(list(frames)):
+            if self(f.filename):
+                out.append((f.filename, f.lineno, f.name))
+                if len(out) >= MAX_STACK:
+                    break
+        return tuple(out)
+
+
+def is_eager(t) -> bool:
+    return isinstance(t, ops.EagerTensor)
+
+
+def _dtype(t) -> str:
+    try:
+        return t.dtype.name
+    except Exception:
+        return str(getattr(t, "dtype", "?"))
+
+
+def _shape(t) -> tuple:
+    try:
+        return tuple(t.shape.as_list())
+    except (ValueError, AttributeError):
+        return ()
+
+
+def trainable(t) -> bool:
+    """A dtype a tape differentiates (floating or complex)."""
+    dtype = getattr(t, "dtype", None)
+    return bool(dtype is not None and (dtype.is_floating or dtype.is_complex))
+
+
+class Recorder:
+    """The captured program under construction, fed by TensorFlow's op callback."""
+
+    def __init__(self, program: Captured, files: UserFiles):
+        self.program = program
+        self.files = files
+        self.tensors: dict[int, tuple] = {}  # id(tensor) -> (reference, value id)
+        self.exits: dict[int, tuple] = {}  # id(python value) -> (value, exit op index)
+        self.state: dict[int, int] = {}  # a variable's handle value -> its state value
+        self.captures: dict[int, dict] = {}  # id(graph) -> {id(internal): external}
+        self.failure: BaseException | None = None  # gradcli's own failure, if any
+        self.busy = 0  # > 0 while the capture (or a recorded gradient call) runs TF itself
+        self._grads: dict[str, bool] = {}
+
+    # --- values ------------------------------------------------------------------------
+    def value_of(self, t, line=None) -> int:
+        """The value id of a tensor, made on first sight (a graph's captured placeholder
+        is the eager tensor it captures)."""
+        entry = self.tensors.get(id(t))
+        if entry is not None and entry[0]() is t:
+            return entry[1]
+        if not is_eager(t):
+            external = self._external(t)
+            if external is not None:
+                vid = self.value_of(external, line)
+                self._keep(t, vid)
+                return vid
+        return self.new_value(t, None, line)
+
+    def _external(self, t):
+        """The outer tensor a FuncGraph placeholder captures, or None."""
+        try:
+            if t.op.type != "Placeholder":
+                return None
+            graph = t.graph
+        except AttributeError:
+            return None
+        known = self.captures.get(id(graph))
+        if known is None or id(t) not in known:
+            try:
+                pairs = list(graph.captures)
+            except Exception:
+                return None
+            known = {id(internal): external for external, internal in pairs}
+            self.captures[id(graph)] = known
+        return known.get(id(t))
+
+    def _keep(self, t, vid: int) -> None:
+        try:
+            ref = weakref.ref(t)
+        except TypeError:
+            ref = lambda t=t: t  # noqa: E731 (held: no weak reference for this type)
+        self.tensors[id(t)] = (ref, vid)
+
+    def new_value(self, t, op: int | None, line, requires_grad: bool = False) -> int:
+        values = self.program.values
+        vid = len(values)
+        floating = trainable(t) or _dtype(t) == "resource"  # a variable's handle
+        finite = True
+        if floating and op is not None and is_eager(t):
+            try:
+                finite = bool(np.isfinite(t._numpy()).all())
+            except Exception:
+                finite = True
+        values[vid] = Value(
+            vid,
+            _shape(t),
+            _dtype(t),
+            requires_grad,
+            True,
+            op,
+            line,
+            floating=floating,
+            finite=finite,
+        )
+        self._keep(t, vid)
+        return vid
+
+    def state_value(self, like, op: int, line) -> int:
+        """A variable's state after a write (no tensor: the variable holds it)."""
+        values = self.program.values
+        vid = len(values)
+        values[vid] = Value(
+            vid,
+            _shape(like) if like is not None else (),
+            _dtype(like) if like is not None else "?",
+            False,
+            True,
+            op,
+            line,
+            floating=like is not None and trainable(like),
+        )
+        return vid
+
+    # --- the op callback ---------------------------------------------------------------
+    def callback(self, op_type, inputs, attrs, outputs, op_name=None, graph=None):
+        """TensorFlow's op callback: record the op; TensorFlow's outputs are kept as they
+        are (None)."""
+        if self.busy or self.failure is not None:
+            return None
+        self.busy += 1
+        try:
+            self._on_op(op_type, inputs, outputs, op_name, graph)
+        except Exception as exc:  # gradcli's own failure: stop capturing, keep running
+            self.failure = exc
+        finally:
+            self.busy -= 1
+        return None
+
+    def _where(self, graph, outputs, op_name) -> tuple:
+        if graph is None:
+            return self.files.stack(sys._getframe(3))
+        op = outputs[0].op if outputs else None
+        if op is None and op_name is not None:
+            try:
+                op = graph.get_operation_by_name(op_name)
+            except (KeyError, ValueError, AttributeError):
+                op = None
+        if op is None:
+            return self.files.stack(sys._getframe(3))
+        return self.files.summary(op.traceback)
+
+    def _on_op(self, op_type, inputs, outputs, op_name, graph) -> None:
+        if isinstance(op_type, bytes):
+            op_type = op_type.decode("utf-8", "replace")
+        if op_type in QUIET or (op_type == "Const" and graph is not None):
+            return
+        stack = self._where(graph, outputs, op_name)
+        if not stack:
+            return  # an op of TensorFlow's or Keras's own with no user frame (start-up)
+        file, line = stack[0][:2]
+        inputs = [t for t in (inputs or ()) if t is not None]
+        outs = list(outputs or ())
+        kind = kind_of(op_type, _dtype(outs[0]) if outs else None)
+        if op_type == "VarHandleOp":
+            kind = OpKind.CREATE
+        elif op_type in READS and outs and not trainable(outs[0]):
+            kind = OpKind.CAST_INT  # an integer variable's value
+        values = self.program.values
+        tensors = inputs if op_type not in SHAPE_ONLY else []
+        if kind is OpKind.INPLACE:  # a write: the values written, not the variable's handle
+            tensors = [t for t in inputs if _dtype(t) != "resource"]
+        in_ids = [self.value_of(t, line) for t in tensors]
+        handle = self.value_of(inputs[0], line) if inputs and op_type in WRITES else None
+        if op_type in READS and in_ids and in_ids[0] in self.state:
+            in_ids.append(self.state[in_ids[0]])
+        should = bool(inputs) and bool(record.should_record_backprop(inputs))
+        if should:
+            self._watched(inputs, in_ids)
+        differentiable = self.differentiable(op_type)
+        records = should and differentiable and kind is OpKind.COMPUTE
+        watched = any(values[v].requires_grad and values[v].floating for v in in_ids)
+        grad_enabled = should or not watched or kind is not OpKind.COMPUTE or not differentiable
+        index = len(self.program.ops)
+        extra: dict = {"stack": stack, "type": op_type}
+        out_ids = []
+        if kind is OpKind.INPLACE and handle is not None:
+            like = tensors[0] if tensors else None
+            out_ids.append(self.state_value(like, index, line))
+            self.state[handle] = out_ids[0]
+        else:
+            for t in outs:
+                out_ids.append(self.new_value(t, index, line, records and trainable(t)))
+        role = ROLE_OF.get(op_type)
+        if role is None and kind is OpKind.COMPUTE and outs and watched and not trainable(outs[0]):
+            role = "discrete" if _dtype(outs[0]) != "resource" else None
+        if role is not None:
+            extra["role"] = role
+        self.program.ops.append(
+            Operation(
+                index,
+                display(op_type),
+                kind,
+                tuple(in_ids),
+                tuple(out_ids),
+                line,
+                file,
+                grad_enabled,
+                False,
+                None,
+                records,
+                (),
+                extra,
+            )
+        )
+
+    def _watched(self, inputs, in_ids) -> None:
+        """Inputs made outside any recorded op that a tape watches now: they require grad."""
+        values, ops_ = self.program.values, self.program.ops
+        for t, vid in zip(inputs, in_ids):
+            value = values[vid]
+            if value.requires_grad:
+                continue
+            made = ops_[value.op].kind if value.op is not None else None
+            if made not in (None, OpKind.CREATE, OpKind.REWRAP):
+                continue
+            if len(inputs) == 1 or record.should_record_backprop([t]):
+                value.requires_grad = True
+
+    def differentiable(self, op_type: str) -> bool:
+        """Whether TensorFlow's gradient registry gives the op type a gradient."""
+        known = self._grads.get(op_type)
+        if known is None:
+            if op_type in NONE_GRADIENTS:
+                known = False
+            else:
+                try:
+                    known = ops._gradient_registry.lookup(op_type) is not None
+                except LookupError:
+                    known = op_type.startswith("__inference") or op_type in CALL_OPS
+            self._grads[op_type] = known
+        return known
+
+    # --- values leaving TensorFlow and coming back --------------------------------------
+    def record_exit(self, name: str, t, out, frame) -> None:
+        """t.numpy(), float(t), np.asarray(t): the value leaves TensorFlow."""
+        stack = self.files.stack(frame)
+        if not stack:
+            return
+        file, line = stack[0][:2]
+        index = len(self.program.ops)
+        vid = self.value_of(t, line)
+        self.program.ops.append(
+            Operation(index, name, OpKind.EXIT, (vid,), (), line, file, extra={"stack": stack})
+        )
+        if len(self.exits) >= MAX_EXITS:
+            self.exits.pop(next(iter(self.exits)))
+        self.exits[id(out)] = (out, index)
+
+    def record_conversion(self, value, t, frame) -> None:
+        """A tensor made from Python or NumPy values: a rewrap of values that left
+        TensorFlow, or a tensor built from values (CREATE, from_values)."""
+        stack = self.files.stack(frame)
+        if not stack:
+            return
+        file, line = stack[0][:2]
+        exits = self._exits_in(value)
+        # NumPy floats only: TensorFlow converts its own integer arrays (reduction axes,
+        # shapes) the same way, and a rebuilt tensor that matters to a gradient is floating
+        numpy = isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc"
+        if not exits and not numpy:
+            self.new_value(t, None, line)  # a literal: its line is where it was written
+            return
+        index = len(self.program.ops)
+        extra = {"stack": stack}
+        kind = OpKind.REWRAP if exits else OpKind.CREATE
+        if not exits:
+            extra["from_values"] = True
+        out = self.new_value(t, index, line)
+        self.program.ops.append(
+            Operation(index, "tf.constant", kind, (), (out,), line, file, exits=exits, extra=extra)
+        )
+
+    def _exits_in(self, data, depth: int = 3) -> tuple:
+        found = []
+        stack = [(data, depth)]
+        while stack:
+            obj, left = stack.pop()
+            entry = self.exits.get(id(obj))
+            if entry is not None and entry[0] is obj and not isinstance(obj, (bool, int)):
+                found.append(entry[1])
+            elif left and isinstance(obj, (list, tuple)):
+                stack.extend((item, left - 1) for item in obj[:MAX_SCAN])
+        return tuple(dict.fromkeys(found))
+
+
+EXIT_METHODS = ("numpy", "__array__", "__float__", "__int__", "__index__", "__complex__")
+
+
+def install(stack, rec: Recorder) -> None:
+    """The op callback, the exits (EagerTensor's numpy and friends) and the conversions of
+    Python values into tensors, each undone when `stack` closes."""
+    from tensorflow.python.framework import op_callbacks
+
+    op_callbacks.add_op_callback(rec.callback)
+    stack.callback(op_callbacks.remove_op_callback, rec.callback)
+    base = ops._EagerTensorBase
+    for name in EXIT_METHODS:
+        original = base.__dict__.get(name)
+        if original is None:
+            continue
+        setattr(base, name, _exit_method(rec, name, original))
+        stack.callback(setattr, base, name, original)
+    convert = constant_op.convert_to_eager_tensor
+
+    def converted(value, ctx, dtype=None):
+        t = convert(value, ctx, dtype)
+        if not rec.busy and rec.failure is None and not isinstance(value, ops.EagerTensor):
+            rec.busy += 1
+            try:
+                rec.record_conversion(value, t, sys._getframe(1))
+            except Exception as exc:
+                rec.failure = exc
+            finally:
+                rec.busy -= 1
+        return t
+
+    constant_op.convert_to_eager_tensor = converted
+    stack.callback(setattr, constant_op, "convert_to_eager_tensor", convert)
+    _python_path(stack)
+
+
+def _python_path(stack) -> None:
+    """Every eager op through TensorFlow's Python path: the C fast path converts its
+    arguments itself (a variable read there runs no op callback, a NumPy array or Python
+    number is converted unseen), so the capture sends every generated op to its
+    `*_eager_fallback`, which converts in Python and calls the op callbacks."""
+    from tensorflow.python import pywrap_tfe
+    from tensorflow.python.eager import core
+
+    fast = pywrap_tfe.TFE_Py_FastPathExecute
+
+    def fallback(*args, **kwargs):
+        raise core._FallbackException("gradcli: every op on the Python path")
+
+    pywrap_tfe.TFE_Py_FastPathExecute = fallback
+    stack.callback(setattr, pywrap_tfe, "TFE_Py_FastPathExecute", fast)
+
+
+def _exit_method(rec: Recorder, name: str, original):
+    label = {"numpy": ".numpy()", "__array__": "np.asarray", "__float__": "float()"}.get(name, name)
+
+    def method(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        if not rec.busy and rec.failure is None:
+            rec.busy += 1
+            try:
+                rec.record_exit(label, self, out, sys._getframe(1))
+            except Exception as exc:
+                rec.failure = exc
+            finally:
+                rec.busy -= 1
+        return out
+
+    method.__name__ = name
+    return method

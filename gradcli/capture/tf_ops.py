@@ -1,0 +1,170 @@
+"""TensorFlow's op types in the capture's neutral terms: an OpKind for each op type the op
+callback sees, the role an op plays when the gradient through it turns zero or None, and
+which op types TensorFlow's gradient registry leaves without a gradient.
+
+No TensorFlow import here: these are tables of op type names (the `op_type` an op callback
+receives), as TensorFlow 2.21 names them.
+"""
+
+from __future__ import annotations
+
+from gradcli.capture.program import OpKind
+
+DETACHES = frozenset(["StopGradient", "PreventGradient"])
+# writes into a variable's state: the value written reaches later reads, no gradient does
+WRITES = frozenset(
+    [
+        "AssignVariableOp",
+        "AssignAddVariableOp",
+        "AssignSubVariableOp",
+        "ResourceScatterUpdate",
+        "ResourceScatterAdd",
+        "ResourceScatterSub",
+        "ResourceScatterMul",
+        "ResourceScatterDiv",
+        "ResourceScatterMin",
+        "ResourceScatterMax",
+        "ResourceScatterNdUpdate",
+        "ResourceScatterNdAdd",
+        "ResourceScatterNdSub",
+        "ResourceStridedSliceAssign",
+        "ResourceApplyGradientDescent",
+        "ResourceApplyAdam",
+        "ResourceApplyMomentum",
+        "ResourceApplyKerasMomentum",
+        "ResourceApplyRMSProp",
+        "ResourceApplyAdagrad",
+    ]
+)
+# ops that read only their input's shape or dtype: no data edge from it
+SHAPE_ONLY = frozenset(["Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike"])
+READS = frozenset(["ReadVariableOp", "ResourceGather", "ResourceGatherNd"])
+# values leaving TensorFlow for NumPy inside the graph (tf.numpy_function / py_func)
+NUMPY_FUNCTIONS = frozenset(["PyFunc", "PyFuncStateless"])
+QUIET = frozenset(["NoOp", "Placeholder", "VarIsInitializedOp"])
+INTEGER_TYPES = frozenset(
+    ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]
+)
+# registered gradients that return None for every input (a cut, like a missing gradient)
+NONE_GRADIENTS = frozenset(
+    [
+        "ArgMax",
+        "ArgMin",
+        "Round",
+        "Rint",
+        "Floor",
+        "Ceil",
+        "FloorDiv",
+        "TruncateDiv",
+        "Shape",
+        "ShapeN",
+        "Size",
+        "Rank",
+        "OnesLike",
+        "ZerosLike",
+        "RandomUniformInt",
+        "Multinomial",
+        "Unique",
+        "TopKV2_indices",
+    ]
+)
+ROLES = {
+    "threshold": frozenset(
+        [
+            "Relu",
+            "Relu6",
+            "LeakyRelu",
+            "Elu",
+            "Selu",
+            "Maximum",
+            "Minimum",
+            "ClipByValue",
+            "Max",
+            "Min",
+        ]
+    ),
+    "mask": frozenset(
+        [
+            "Mul",
+            "MatMul",
+            "BatchMatMulV2",
+            "BatchMatMulV3",
+            "Einsum",
+            "Conv2D",
+            "Conv1D",
+            "Conv3D",
+            "DepthwiseConv2dNative",
+        ]
+    ),
+    "saturating": frozenset(["Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softplus"]),
+    "select": frozenset(
+        [
+            "SelectV2",
+            "Select",
+            "GatherV2",
+            "GatherNd",
+            "ResourceGather",
+            "StridedSlice",
+            "Slice",
+            "MaxPool",
+            "MaxPoolV2",
+            "MaxPool3D",
+            "TopKV2",
+        ]
+    ),
+    "rounding": frozenset(["Round", "Rint", "Floor", "Ceil", "Sign", "FloorDiv", "TruncateDiv"]),
+    "discrete": frozenset(
+        [
+            "ArgMax",
+            "ArgMin",
+            "Equal",
+            "NotEqual",
+            "Less",
+            "LessEqual",
+            "Greater",
+            "GreaterEqual",
+            "LogicalAnd",
+            "LogicalOr",
+            "LogicalNot",
+            "IsNan",
+            "IsInf",
+            "IsFinite",
+            "InTopKV2",
+            "Unique",
+        ]
+    ),
+}
+ROLE_OF = {name: role for role, names in ROLES.items() for name in names}
+# what the op types are called in the report (the Python API a user wrote)
+NAMES = {
+    "StopGradient": "tf.stop_gradient",
+    "ReadVariableOp": "a read of a variable",
+    "AssignVariableOp": "assign",
+    "AssignAddVariableOp": "assign_add",
+    "AssignSubVariableOp": "assign_sub",
+    "ResourceScatterUpdate": "scatter_update",
+    "Cast": "tf.cast",
+    "ArgMax": "tf.argmax",
+    "ArgMin": "tf.argmin",
+    "Round": "tf.round",
+    "PyFunc": "tf.numpy_function",
+    "PyFuncStateless": "tf.numpy_function",
+}
+
+
+def kind_of(op_type: str, out_dtype: str | None) -> OpKind:
+    """The neutral kind of an op type (out_dtype: its first output's dtype name)."""
+    if op_type in DETACHES:
+        return OpKind.DETACH
+    if op_type in WRITES:
+        return OpKind.INPLACE
+    if op_type in NUMPY_FUNCTIONS:
+        return OpKind.EXIT
+    if op_type == "Cast" and out_dtype in INTEGER_TYPES:
+        return OpKind.CAST_INT
+    return OpKind.COMPUTE
+
+
+def display(op_type: str) -> str:
+    """The name an op is reported by."""
+    return NAMES.get(op_type, op_type)

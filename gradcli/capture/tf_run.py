@@ -1,0 +1,191 @@
+"""Run a TensorFlow/Keras script under capture: the op callback, the exits, the gradient
+calls (tapes, tf.gradients, fit/train_on_batch, minimize), and what the script's end (or
+its error, or a stop) leaves to read."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+import tensorflow as tf
+
+from gradcli.capture import script
+from gradcli.capture.program import Captured, OpKind, ProgramError
+from gradcli.capture.tf_calls import GradientCalls
+from gradcli.capture.tf_capture import Recorder, UserFiles, install
+
+
+def seed_all(seed: int) -> None:
+    """Seed as tf.keras.utils.set_random_seed does (Python's random, NumPy, TensorFlow)."""
+    tf.keras.utils.set_random_seed(seed)
+
+
+def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) -> Captured:
+    """Run the compiled script as __main__ and return what TensorFlow did."""
+    files = UserFiles(code.co_filename)
+    program = Captured(path, "tf", text.splitlines())
+    rec = Recorder(program, files)
+    gradient_calls = GradientCalls(rec, calls)
+    if seed is not None:
+        seed_all(seed)
+    with ExitStack() as stack:
+        _install(stack, rec, gradient_calls)
+        outcome = script.run(code, code.co_filename, list(args), timeout)
+    program.stopped = outcome.stopped
+    program.exit_code = outcome.exit_code
+    if outcome.exception is not None:
+        exc = outcome.exception
+        file, line, function = script.script_frame(exc.__traceback__, files)
+        program.error = ProgramError(
+            type(exc).__name__,
+            str(exc),
+            line,
+            file,
+            len(program.ops),
+            gradient_calls.errors.get(id(exc)),
+            function,
+        )
+    _outside_tapes(program, rec)
+    _unconnected_zeros(program)
+    if rec.failure is not None:
+        program.facts["capture_failure"] = f"{type(rec.failure).__name__}: {rec.failure}"
+    return program
+
+
+def _outside_tapes(program: Captured, rec: Recorder) -> None:
+    """An op no tape recorded, on a value some tape watched (even later: tape.watch after
+    the op) ran outside any recording tape: grad_enabled off, so the cut says so."""
+    values = program.values
+    consumers: dict[int, list] = {}
+    for op in program.ops:
+        for v in op.inputs:
+            consumers.setdefault(v, []).append(op)
+    for op in program.ops:
+        if op.records_gradient or op.extra.get("type") != "ReadVariableOp":
+            continue
+        after = [c for v in op.outputs for c in consumers.get(v, ())]
+        if after and all(c.kind is OpKind.DETACH and c.line == op.line for c in after):
+            op.kind, op.name = OpKind.DETACH, after[0].name  # tf.stop_gradient(variable)
+    for op in program.ops:
+        if op.records_gradient or op.kind is not OpKind.COMPUTE:
+            continue
+        if not rec.differentiable(op.extra.get("type", "")):
+            continue
+        if any(values[v].requires_grad and values[v].floating for v in op.inputs):
+            op.grad_enabled = False
+
+
+def _unconnected_zeros(program: Captured) -> None:
+    """unconnected_gradients=ZERO: an all-zero gradient whose source the call's target is
+    not computed from, through any op a tape recorded, is an unconnected one (reached off,
+    so the diagnosis explains the missing path)."""
+    from gradcli.capture.flowgraph import FlowGraph
+
+    zero_calls = program.facts.pop("zero_mode_calls", set())
+    flow = FlowGraph(program) if zero_calls else None
+    for k in sorted(zero_calls):
+        call = program.calls[k]
+        for g in call.gradients:
+            if g.status != "zero" or g.value_id is None:
+                continue
+            reach, _ = flow.forward([g.value_id], call.first_op, gradient=True)
+            if not reach & set(call.roots):
+                g.reached = False
+
+
+def _patch(stack: ExitStack, owner, name: str, make) -> None:
+    original = owner.__dict__.get(name)
+    if original is None:
+        return
+    setattr(owner, name, make(original))
+    stack.callback(setattr, owner, name, original)
+
+
+def _install(stack: ExitStack, rec: Recorder, calls: GradientCalls) -> None:
+    """Every hook of the capture, undone when `stack` closes."""
+    install(stack, rec)
+    tape = tf.GradientTape
+    for method in ("gradient", "jacobian", "batch_jacobian"):
+        _patch(stack, tape, method, lambda f, m=method: calls.tape_method(m, f))
+    _patch(stack, tape, "watch", calls.watch)
+    try:
+        import keras
+
+        trainer = keras.Model
+        for method in ("fit", "train_on_batch"):
+            owner = next((c for c in trainer.__mro__ if method in c.__dict__), None)
+            if owner is not None:
+                _patch(stack, owner, method, lambda f, m=method: calls.context_method("fit", f, m))
+    except ImportError:
+        pass
+    v1 = tf.compat.v1.train.Optimizer
+    for method in ("minimize", "compute_gradients"):
+        _patch(stack, v1, method, lambda f, m=method: calls.context_method(m, f, m))
+    _patch_gradients(stack, calls)
+
+
+def _patch_gradients(stack: ExitStack, calls: GradientCalls) -> None:
+    """tf.gradients (and tf.compat.v1.gradients): one call in graph code."""
+
+    def make(original):
+        def gradients(ys, xs, *args, **kwargs):
+            return calls.run(
+                "tf.gradients",
+                lambda _t, y, x, *a, **k: original(y, x, *a, **k),
+                None,
+                ys,
+                xs,
+                args,
+                kwargs,
+            )
+
+        return gradients
+
+    for owner in (tf, tf.compat.v1):
+        original = getattr(owner, "gradients", None)
+        if original is None:
+            continue
+        owner.gradients = make(original)
+        stack.callback(setattr, owner, "gradients", original)
+
+
+def reworded(diagnosis):
+    """The diagnosis with its PyTorch-worded details said the TensorFlow way."""
+    from gradcli.capture.tf_words import reword
+
+    causes = [c for _, p in diagnosis.pairs for c in p.causes]
+    causes += [c for cs in diagnosis.call_errors.values() for c in cs]
+    causes += list(diagnosis.error_causes)
+    for cause in causes:
+        cause.detail = reword(cause.detail)
+    program = diagnosis.doctor.program if diagnosis.doctor is not None else None
+    for k, pair in diagnosis.pairs:
+        _integer_source(program, k, pair)
+    for _, pair in diagnosis.pairs:
+        if pair.reason:
+            pair.reason = reword(pair.reason)
+    return diagnosis
+
+
+INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")
+
+
+def _integer_source(program, k: int, pair) -> None:
+    """An integer variable is never watched: its cause is its dtype, where it was made."""
+    from gradcli.capture.tf_words import FIXES
+    from gradcli.explain.report import CauseKind as K
+
+    if program is None or not pair.causes or pair.causes[0].kind != str(K.REQUIRES_GRAD_FALSE):
+        return
+    g = next((g for g in program.calls[k].gradients if g.name == pair.input), None)
+    if g is None or g.dtype not in INTEGER_DTYPES:
+        return
+    cause = pair.causes[0]
+    cause.kind = str(K.INTEGER)
+    cause.detail = (
+        f"{pair.input} is an {g.dtype} variable, made here: a tape never watches integer "
+        "tensors, so no gradient reaches it"
+    )
+    cause.extra["fix"] = FIXES["integer"]
+    pair.reason = (
+        f"{pair.output} gets no gradient to {pair.input} (None): integer at line {cause.line}"
+    )
