@@ -10,6 +10,7 @@ without gradcli. Needs PyTorch: skipped with the reason when it is not installed
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -102,10 +103,8 @@ def plain_grads(path: Path, names_per_call: list[list[str]]) -> list[dict]:
     torch.Tensor.backward = backward
     try:
         code = compile(path.read_bytes(), str(path), "exec")
-        try:
+        with contextlib.suppress(Exception):  # the thread's own error: earlier grads stay
             exec(code, namespace)
-        except Exception:  # the thread's own error: the gradients before it stay
-            pass
     finally:
         torch.Tensor.backward = original
         os.chdir(cwd)
