@@ -154,7 +154,7 @@ def read_run(run, spec, script_args, calls, seed, timeout):
             "in gradcli, not in the script (GRADCLI_DEBUG=1 shows more)"
         )
     if not program.calls and program.error is None:
-        how = {"timeout": f"was stopped by --timeout {timeout:g}"}.get(program.stopped, "ran")
+        how = f"was stopped by --timeout {timeout:g}" if program.stopped == "timeout" else "ran"
         if program.exit_code is not None:
             how = f"exited with status {program.exit_code}"
         raise GradcliError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.views.format import SCHEMA, jsonable, pretty, shape_text
+from gradcli.views.format import SCHEMA, compact, jsonable, pretty, shape_text
 
 DTYPES = {
     "float16": np.float16,
@@ -30,6 +30,17 @@ def gradient_value(g):
         return jsonable(np.asarray(g.value, dtype=dtype))
     except (TypeError, ValueError):  # complex and other values: as the framework listed them
         return g.value
+
+
+def plain_value(g) -> str:
+    """A gradient for plain output: None, or its numbers as a compact JSON list."""
+    if g.value is None:
+        return "None" if g.status == "unconnected" else "(too large to show)"
+    dtype = DTYPES.get(g.dtype or "")
+    try:
+        return compact(np.asarray(g.value, dtype=dtype))
+    except (TypeError, ValueError):
+        return str(g.value)
 
 
 def error_doc(error: dict | None, causes, note: str = "") -> dict | None:
@@ -227,11 +238,7 @@ def print_eval(program, out, plain: bool) -> None:
         if plain:
             out.write(f"call\t{call.index}\t{call.line}\t{title(call).split(': ', 1)[1]}\n")
             for g in call.gradients:
-                value = "None" if g.value is None and g.status == "unconnected" else g.value
-                import json
-
-                text = value if isinstance(value, str) else json.dumps(gradient_value(g))
-                out.write(f"grad\t{g.name}\t{g.status}\t{text}\n")
+                out.write(f"grad\t{g.name}\t{g.status}\t{plain_value(g)}\n")
             if call.error is not None:
                 out.write(
                     f"error\t{call.index}\t{call.error['type']}: "
