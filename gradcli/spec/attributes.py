@@ -59,6 +59,12 @@ class Group:
     def refuse(self) -> GradcliError:
         """The error for a group used where one tensor is needed."""
         n = len(self.ids)
+        if n == 1:  # an entry of its own names it; inside an expression it is indexed
+            return GradcliError(
+                f"{self.op}(...) gives a list of 1 tensor: index it ({self.op}(...)[0]) or "
+                f"name it in a graph entry of its own (a: {self.op}(...))",
+                self.pos,
+            )
         names = ", ".join("abcdefgh"[: min(n, 3)]) + (", ..." if n > 3 else "")
         return GradcliError(
             f"{self.op}(...) gives {n} tensor{'s' * (n != 1)}: unpack them in a graph entry "
