@@ -197,6 +197,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_linalg  # noqa: F401
     import tf_cases_losses  # noqa: F401
     import tf_cases_ops  # noqa: F401
+    import tf_cases_output_grads  # noqa: F401
     import tf_cases_random  # noqa: F401
     import tf_cases_second_order  # noqa: F401
     import tf_cases_semantics  # noqa: F401
