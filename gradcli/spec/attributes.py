@@ -19,6 +19,7 @@ REQUIRED_EXAMPLE = {
     AttrKind.AXIS: "{op}(x, {name}=3)",
     AttrKind.AXES: "{op}(x, {name}=0)",
     AttrKind.FLOAT: "{op}(x, {name}=0.5)",
+    AttrKind.NUMBER: "{op}(x, {name}=-inf)",
     AttrKind.BOOL: "{op}(x, {name}=true)",
     AttrKind.NUMBER_OR_STR: "{op}(x, {name}=1)",
     AttrKind.NESTED: "{op}(x, {name}=[[1, 1]])",
@@ -153,13 +154,13 @@ def _attribute(opname: str, attr: Attr, value, pos: Pos):
         if isinstance(value, Lit) and value.value.shape == () and value.value in (0, 1):
             return bool(value.value)  # true, false, 1 or 0
         raise GradcliError(f"{opname}: {name} must be true or false", pos)
-    if kind is AttrKind.FLOAT:
+    if kind in (AttrKind.FLOAT, AttrKind.NUMBER):
         number = value.value if isinstance(value, Lit) else None
         if (
             number is not None
             and number.shape == ()
             and number.dtype != bool
-            and np.isfinite(number)
+            and (kind is AttrKind.NUMBER or np.isfinite(number))
         ):
             return float(number)
         raise GradcliError(f"{opname}: {name} must be {kind.value}", pos)
