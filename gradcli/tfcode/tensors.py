@@ -94,10 +94,10 @@ class TensorMixin:
             bound[k] = v
         for p in row.ignored:
             bound.pop(p, None)
-        missing = [p for p in row.tensors if p not in bound]
+        missing = [p for p in row.tensors if p not in bound and p not in row.optional]
         if missing:
             raise GradcliError(f"TypeError: {path} is missing '{missing[0]}'", self.pos(node))
-        tensors = [bound.pop(p) for p in row.tensors]
+        tensors = [bound.pop(p) for p in row.tensors if p in bound]
         if row.listed:
             if not isinstance(tensors[0], (list, tuple)):
                 self.refuse(node, f"{path} of {_describe(tensors[0])} (give a list)")
@@ -142,9 +142,11 @@ class TensorMixin:
             if kind in (AttrKind.STR, AttrKind.NUMBER_OR_STR):
                 return value
         elif isinstance(value, int):
-            return float(value) if kind is AttrKind.FLOAT else value
+            return float(value) if kind in (AttrKind.FLOAT, AttrKind.NUMBER) else value
         elif isinstance(value, float):
-            if kind is AttrKind.NUMBER_OR_STR or (kind is AttrKind.FLOAT and math.isfinite(value)):
+            if kind in (AttrKind.NUMBER_OR_STR, AttrKind.NUMBER) or (
+                kind is AttrKind.FLOAT and math.isfinite(value)
+            ):
                 return value
         elif isinstance(value, (list, tuple)) and _nested_ints(value):
             return _as_lists(value)
@@ -230,6 +232,13 @@ class TensorMixin:
             ids = [converted[j] for j in range(len(operands))]
         else:
             ids = self.convert(operands, node)
+        keyed = [a for a in op.attrs if a.kind is AttrKind.TENSOR]
+        if keyed and op.arity is not None and ids and len(ids) < op.arity:
+            # a tensor parameter left out (tf.nn.silu's beta): its default, in the dtype of
+            # the first tensor (TensorFlow converts it to that dtype)
+            dtype = self.g[ids[0]].dtype
+            for attr in keyed[len(ids) - op.arity :]:
+                ids.append(const(self.g, attr.default, dtype))
         if op.accepts == "float":
             for i in ids:
                 if self.g[i].dtype not in FLOAT_DTYPES:
