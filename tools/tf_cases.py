@@ -191,6 +191,7 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_derivatives  # noqa: F401
     import tf_cases_division  # noqa: F401
     import tf_cases_gamma  # noqa: F401
+    import tf_cases_gaps  # noqa: F401
     import tf_cases_index2  # noqa: F401
     import tf_cases_indexing  # noqa: F401
     import tf_cases_layout  # noqa: F401
