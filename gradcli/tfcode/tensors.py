@@ -44,6 +44,10 @@ from gradcli.tfcode.values import (
     first_opaque,
 )
 
+# ops TensorFlow registers no gradient for, where gradcli has one: a gradient call through
+# them is TensorFlow's LookupError (the raw op's name)
+NO_TF_GRADIENT = {"truncatemod": "TruncateMod"}
+
 
 class TensorMixin:
     """Methods of Interpreter that turn values into graph nodes (see interpret.py)."""
@@ -257,7 +261,16 @@ class TensorMixin:
             if isinstance(outs, int):  # one output for these attributes (svd's values)
                 return Tensor(outs, kind)
             return [Tensor(i, kind) for i in outs]
-        return Tensor(self.emit(opname, ids, attrs, node), kind)
+        out = self.emit(opname, ids, attrs, node)
+        if opname in NO_TF_GRADIENT and any(self.g[i].dtype in FLOAT_DTYPES for i in ids):
+            raw = NO_TF_GRADIENT[opname]
+            self.notes[out] = (
+                {"type": "LookupError", "message": f"gradient registry has no entry for: {raw}"},
+                f"TensorFlow raises LookupError in tape.gradient here: it registers no "
+                f"gradient for {raw} (gradcli's {opname} has one: g to x, -g * trunc(x / y) "
+                "to y)",
+            )
+        return Tensor(out, kind)
 
     def convert(self, operands: list, node, default: str | None = None) -> list[int]:
         """Node ids for operands: tensors keep their dtype, Python values take the dtype of the
