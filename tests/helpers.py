@@ -79,6 +79,7 @@ UNARY_DOMAINS = {
     "neg": {},
     "erf": {},
     "erfc": {},
+    "erfinv": {"lo": -0.9, "hi": 0.9},
     "asin": {"lo": -0.9, "hi": 0.9},
     "acos": {"lo": -0.9, "hi": 0.9},
     "atan": {},

@@ -191,12 +191,14 @@ def load() -> tuple[list[Case], list[Hessian]]:
     import tf_cases_derivatives  # noqa: F401
     import tf_cases_division  # noqa: F401
     import tf_cases_gamma  # noqa: F401
+    import tf_cases_gaps  # noqa: F401
     import tf_cases_index2  # noqa: F401
     import tf_cases_indexing  # noqa: F401
     import tf_cases_layout  # noqa: F401
     import tf_cases_linalg  # noqa: F401
     import tf_cases_losses  # noqa: F401
     import tf_cases_ops  # noqa: F401
+    import tf_cases_output_grads  # noqa: F401
     import tf_cases_random  # noqa: F401
     import tf_cases_second_order  # noqa: F401
     import tf_cases_semantics  # noqa: F401

@@ -135,3 +135,28 @@ hessian(
     lambda v: tf.reduce_sum(tf.split(v.x, 2)[0] * tf.split(v.x, 2)[1]),
     exact=True,
 )
+
+
+# --- one output: an entry of one name binds it (Python's `a, = tf.split(x, 1)`) ----------------
+def _one_output(v):
+    (a,) = tf.split(v.x, 1)
+    (b,) = tf.split(v.x, [3], axis=1)
+    (r,) = tf.unstack(v.x)
+    return tf.reduce_sum(a * a) + tf.reduce_sum(tf.sin(b) * r)
+
+
+spec(
+    "split_unstack_one_output",
+    {"x": [[0.5, -1.25, 2.0]]},
+    {"a": "split(x, 1)", "b": "split(x, [3], axis=1)", "r": "unstack(x)",
+     "f": "sum(a * a) + sum(sin(b) * r)"},
+    _one_output,
+    note="each op gives one tensor here: the entry's one name binds it",
+)  # fmt: skip
+spec(
+    "unstack_one_output_axis1",
+    {"x": [[0.5], [-1.25]], "w": [2.0, -0.5]},
+    {"r": "unstack(x, axis=1)", "f": "sum(r * w)"},
+    lambda v: (lambda r: tf.reduce_sum(r * v.w))(*tf.unstack(v.x, axis=1)),
+    exact=True,
+)

@@ -30,13 +30,19 @@ def as_array(value, dtype: str) -> np.ndarray:
     return np.asarray(value, dtype=dtype)
 
 
-def evaluate(problem: Problem, keep: bool = False, record: bool = False) -> Evaluation:
-    """Forward values of the outputs and the gradients w.r.t. problem.wrt."""
+def evaluate(
+    problem: Problem, keep: bool = False, record: bool = False, zeros: bool = False
+) -> Evaluation:
+    """Forward values of the outputs and the gradients w.r.t. problem.wrt; zeros=True builds
+    known zero gradients as nodes (autodiff.gradients' zeros), for a gradient that is
+    differentiated again (the TensorFlow reader's nested tapes)."""
     graph = problem.graph
     known: dict = {}
     with paused(lasting=True):
         resolve_conds(graph, problem.outputs, known)
-        grads = gradients(graph, problem.outputs, problem.wrt, problem.seeds, record=record)
+        grads = gradients(
+            graph, problem.outputs, problem.wrt, problem.seeds, record=record, zeros=zeros
+        )
         targets = list(problem.outputs) + [r for r in grads.results if isinstance(r, int)]
         values = run(graph, list(dict.fromkeys(targets)), known=known, keep=keep)
     outputs = {graph[o].name: as_array(values[o], graph[o].dtype) for o in problem.outputs}

@@ -177,7 +177,12 @@ def build_problem(
         start = len(nodes)
         try:
             value = builder.build(entry.tree)
-            roots = _unpacked(entry, value) if entry.targets else [builder.tensor(value)]
+            if entry.targets:
+                roots = _unpacked(entry, value)
+            elif isinstance(value, Group) and len(value.ids) == 1:
+                roots = value.ids  # `a: split(x, 1)`: the one output, named by the entry
+            else:
+                roots = [builder.tensor(value)]
         except RecursionError:
             raise GradcliError(
                 f"graph entry '{entry.name}' is nested too deeply", entry.pos
@@ -229,7 +234,8 @@ def _unpacked(entry: EntrySpec, value) -> list[int]:
         )
     if len(value.ids) != names:
         raise GradcliError(
-            f"{value.op}(...) gives {len(value.ids)} tensors, but '{entry.name}' names {names}",
+            f"{value.op}(...) gives {len(value.ids)} tensor{'s' * (len(value.ids) != 1)}, but "
+            f"'{entry.name}' names {names}",
             entry.pos,
         )
     return value.ids

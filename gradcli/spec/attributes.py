@@ -19,6 +19,7 @@ REQUIRED_EXAMPLE = {
     AttrKind.AXIS: "{op}(x, {name}=3)",
     AttrKind.AXES: "{op}(x, {name}=0)",
     AttrKind.FLOAT: "{op}(x, {name}=0.5)",
+    AttrKind.NUMBER: "{op}(x, {name}=-inf)",
     AttrKind.BOOL: "{op}(x, {name}=true)",
     AttrKind.NUMBER_OR_STR: "{op}(x, {name}=1)",
     AttrKind.NESTED: "{op}(x, {name}=[[1, 1]])",
@@ -59,6 +60,12 @@ class Group:
     def refuse(self) -> GradcliError:
         """The error for a group used where one tensor is needed."""
         n = len(self.ids)
+        if n == 1:  # an entry of its own names it; inside an expression it is indexed
+            return GradcliError(
+                f"{self.op}(...) gives a list of 1 tensor: index it ({self.op}(...)[0]) or "
+                f"name it in a graph entry of its own (a: {self.op}(...))",
+                self.pos,
+            )
         names = ", ".join("abcdefgh"[: min(n, 3)]) + (", ..." if n > 3 else "")
         return GradcliError(
             f"{self.op}(...) gives {n} tensor{'s' * (n != 1)}: unpack them in a graph entry "
@@ -147,13 +154,13 @@ def _attribute(opname: str, attr: Attr, value, pos: Pos):
         if isinstance(value, Lit) and value.value.shape == () and value.value in (0, 1):
             return bool(value.value)  # true, false, 1 or 0
         raise GradcliError(f"{opname}: {name} must be true or false", pos)
-    if kind is AttrKind.FLOAT:
+    if kind in (AttrKind.FLOAT, AttrKind.NUMBER):
         number = value.value if isinstance(value, Lit) else None
         if (
             number is not None
             and number.shape == ()
             and number.dtype != bool
-            and np.isfinite(number)
+            and (kind is AttrKind.NUMBER or np.isfinite(number))
         ):
             return float(number)
         raise GradcliError(f"{opname}: {name} must be {kind.value}", pos)

@@ -33,6 +33,7 @@ SOURCES: dict[str, tuple[str, dict]] = {
         "LogicalAnd": "logical_and", "LogicalOr": "logical_or", "DivNoNan": "divide_no_nan",
         "MulNoNan": "multiply_no_nan", "FloorMod": "floormod", "FloorDiv": "floordiv",
         "Xdivy": "xdivy", "Xlogy": "xlogy", "Atan2": "atan2", "Polygamma": "polygamma",
+        "Xlog1py": "xlog1py", "Erfinv": "erfinv",
         "SegmentSum": "segment_sum", "SegmentMax": "segment_max",
         "SegmentMin": "segment_min", "SegmentMean": "segment_mean",
         "UnsortedSegmentSum": "unsorted_segment_sum",
@@ -47,6 +48,7 @@ SOURCES: dict[str, tuple[str, dict]] = {
     **{raw: (f"tf.math.reduce_{name}", {"input_tensor": "input", "keepdims": "keep_dims"})
        for raw, name in {"Sum": "sum", "Mean": "mean", "Max": "max", "Min": "min",
                          "Prod": "prod"}.items()},
+    "TruncateMod": ("tf.truncatemod", _U),
     "MatMul": ("tf.matmul", _U),
     "BatchMatMulV2": ("tf.matmul", {"a": "x", "b": "y"}),
     "ArgMax": ("tf.argmax", {"axis": "dimension"}),
@@ -149,6 +151,7 @@ RAW_PARAMS = {
     "Equal": ("x", "y", "incompatible_shape_error", "name"),
     "Erf": ("x", "name"),
     "Erfc": ("x", "name"),
+    "Erfinv": ("x", "name"),
     "Exp": ("x", "name"),
     "ExpandDims": ("input", "axis", "name"),
     "Expm1": ("x", "name"),
@@ -230,11 +233,13 @@ RAW_PARAMS = {
     "Tile": ("input", "multiples", "name"),
     "TopKV2": ("input", "k", "sorted", "index_type", "name"),
     "Transpose": ("x", "perm", "name"),
+    "TruncateMod": ("x", "y", "name"),
     "Unpack": ("value", "num", "axis", "name"),
     "UnsortedSegmentMax": ("data", "segment_ids", "num_segments", "name"),
     "UnsortedSegmentMin": ("data", "segment_ids", "num_segments", "name"),
     "UnsortedSegmentSum": ("data", "segment_ids", "num_segments", "name"),
     "Xdivy": ("x", "y", "name"),
+    "Xlog1py": ("x", "y", "name"),
     "Xlogy": ("x", "y", "name"),
 }
 # </raw params>

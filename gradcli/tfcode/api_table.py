@@ -29,6 +29,9 @@ class TFOp:
     outputs: tuple[str, tuple[tuple[str, str], ...]] | None = None
     as_tuple: bool = False  # a multi-output op's results as a tuple (moments), not a list
     keyword_only: bool = False  # tf.raw_ops.X: keyword arguments only (api_raw_ops.py)
+    # tensor params that may be left out: the op's TENSOR attribute of that place gives its
+    # default (tf.nn.silu's beta=1.0)
+    optional: tuple[str, ...] = ()
 
 
 def _unary(op: str) -> TFOp:
@@ -60,7 +63,7 @@ BINARY = {
     "less_equal": "less_equal", "greater": "greater", "greater_equal": "greater_equal",
     "equal": "equal", "not_equal": "not_equal", "logical_and": "logical_and",
     "logical_or": "logical_or", "divide_no_nan": "div_no_nan", "multiply_no_nan": "mul_no_nan",
-    "floormod": "floormod", "mod": "floormod", "floordiv": "floordiv",
+    "floormod": "floormod", "mod": "floormod", "floordiv": "floordiv", "xlog1py": "xlog1py",
 }  # fmt: skip
 REDUCE = {
     "reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "max", "reduce_min": "min",
@@ -146,7 +149,7 @@ TF["tf.clip_by_value"] = TFOp(
 
 # special functions and activations (tf.math.*, tf.nn.*)
 for _name in ("erf", "erfc", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-              "expm1", "reciprocal", "rsqrt"):  # fmt: skip
+              "expm1", "reciprocal", "rsqrt", "erfinv"):  # fmt: skip
     TF[f"tf.math.{_name}"] = _unary(_name)
 for _name in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reciprocal",
               "rsqrt"):  # fmt: skip
@@ -155,6 +158,7 @@ TF["tf.math.atan2"] = TFOp("atan2", ("y", "x", "name"), ("y", "x"))
 TF["tf.atan2"] = TF["tf.math.atan2"]
 TF["tf.math.xlogy"] = _binary("xlogy")
 TF["tf.math.xdivy"] = _binary("xdivy")
+TF["tf.truncatemod"] = _binary("truncatemod")  # TensorFlow has no tf.math.truncatemod
 TF["tf.math.log_sigmoid"] = _unary("log_sigmoid")
 TF["tf.math.lgamma"] = _unary("lgamma")
 TF["tf.math.digamma"] = _unary("digamma")
@@ -165,8 +169,12 @@ TF["tf.math.cumulative_logsumexp"] = TFOp(
     ("x",),
     {"axis": ("axis", 0), "exclusive": ("exclusive", False), "reverse": ("reverse", False)},
 )
-for _name in ("relu6", "elu", "selu", "silu", "swish", "softsign"):
+for _name in ("relu6", "elu", "selu", "softsign"):
     TF[f"tf.nn.{_name}"] = TFOp(_name, ("features", "name"), ("features",))
+for _name in ("silu", "swish"):
+    TF[f"tf.nn.{_name}"] = TFOp(
+        _name, ("features", "beta"), ("features", "beta"), optional=("beta",), ignored=()
+    )
 TF["tf.nn.leaky_relu"] = TFOp(
     "leaky_relu", ("features", "alpha", "name"), ("features",), {"alpha": ("alpha", 0.2)}
 )
@@ -335,14 +343,14 @@ TF["tf.linalg.diag"] = TFOp(
     ("diagonal",),
     {"k": ("k", 0), "num_rows": ("num_rows", -1), "num_cols": ("num_cols", -1),
      "padding_value": ("padding_value", None)},
-    ignored=("name", "align"),  # align places off-main diagonals: k = 0 only here
+    ignored=("name", "align"),  # align places a band's shorter diagonals: one k only here
 )  # fmt: skip
 TF["tf.linalg.diag_part"] = TFOp(
     "diag_part",
     ("input", "name", "k", "padding_value", "align"),
     ("input",),
     {"k": ("k", 0)},
-    ignored=("name", "padding_value", "align"),  # both only matter for k != 0
+    ignored=("name", "padding_value", "align"),  # both only matter for a band of diagonals
 )
 TF["tf.linalg.trace"] = TFOp("trace", ("x", "name"), ("x",))
 TF["tf.linalg.band_part"] = TFOp(

@@ -135,7 +135,10 @@ def _compute(it: Interpreter, tape, node, kind, target, sources, seeds, mode, as
         opaque = first_opaque([target, sources, seeds])
         return rebuild(sources, itertools.repeat(opaque))
     call, lowered, raises = lower(it, tape, node, kind, target, sources, seeds, mode, asts, stops)
-    call.evaluation = evaluate(call.problem.scratch())  # the call's graph stays as lowered
+    # the call's graph stays as lowered; known zeros are nodes (TensorFlow's zeros_like, e.g.
+    # MaxPoolGradGrad's to the pool's output), so that a tape recording this gradient finds
+    # the connections TensorFlow's nested tapes find
+    call.evaluation = evaluate(call.problem.scratch(), zeros=True)
     finish(it, call, lowered, raises)
     results = lowered.copy_back(call.evaluation, node)
     flat = iter(results)

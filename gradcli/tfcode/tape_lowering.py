@@ -78,7 +78,11 @@ class Lowering:
                 lid = emit(L, n.op, ins, attrs, entry=n.entry, pos=n.pos)
                 if n.entry is not None and n.entry in it.labels:
                     self.positions.setdefault(n.entry, it.labels[n.entry])
-                if i in it.notes and it.notes[i][1] not in self.call.notes:
+                if (
+                    i in it.notes
+                    and it.notes[i][1] not in self.call.notes
+                    and (any(k in live for k in ins) or not _needs_path(it.notes[i][0]))
+                ):
                     if it.notes[i][0] is not None:
                         self.raises.append(it.notes[i][0])
                     self.call.notes.append(it.notes[i][1])
@@ -295,6 +299,12 @@ class Lowering:
 
     def problem_wrt(self) -> list[int]:
         return self.call.problem.wrt
+
+
+def _needs_path(error: dict | None) -> bool:
+    """A LookupError (no registered gradient) is raised only for an op the gradient crosses:
+    one whose inputs depend on the sources."""
+    return error is not None and error["type"] == "LookupError"
 
 
 # --- naming sources -------------------------------------------------------------------------

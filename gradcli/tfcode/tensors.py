@@ -44,6 +44,10 @@ from gradcli.tfcode.values import (
     first_opaque,
 )
 
+# ops TensorFlow registers no gradient for, where gradcli has one: a gradient call through
+# them is TensorFlow's LookupError (the raw op's name)
+NO_TF_GRADIENT = {"truncatemod": "TruncateMod"}
+
 
 class TensorMixin:
     """Methods of Interpreter that turn values into graph nodes (see interpret.py)."""
@@ -94,10 +98,10 @@ class TensorMixin:
             bound[k] = v
         for p in row.ignored:
             bound.pop(p, None)
-        missing = [p for p in row.tensors if p not in bound]
+        missing = [p for p in row.tensors if p not in bound and p not in row.optional]
         if missing:
             raise GradcliError(f"TypeError: {path} is missing '{missing[0]}'", self.pos(node))
-        tensors = [bound.pop(p) for p in row.tensors]
+        tensors = [bound.pop(p) for p in row.tensors if p in bound]
         if row.listed:
             if not isinstance(tensors[0], (list, tuple)):
                 self.refuse(node, f"{path} of {_describe(tensors[0])} (give a list)")
@@ -142,9 +146,11 @@ class TensorMixin:
             if kind in (AttrKind.STR, AttrKind.NUMBER_OR_STR):
                 return value
         elif isinstance(value, int):
-            return float(value) if kind is AttrKind.FLOAT else value
+            return float(value) if kind in (AttrKind.FLOAT, AttrKind.NUMBER) else value
         elif isinstance(value, float):
-            if kind is AttrKind.NUMBER_OR_STR or (kind is AttrKind.FLOAT and math.isfinite(value)):
+            if kind in (AttrKind.NUMBER_OR_STR, AttrKind.NUMBER) or (
+                kind is AttrKind.FLOAT and math.isfinite(value)
+            ):
                 return value
         elif isinstance(value, (list, tuple)) and _nested_ints(value):
             return _as_lists(value)
@@ -230,6 +236,13 @@ class TensorMixin:
             ids = [converted[j] for j in range(len(operands))]
         else:
             ids = self.convert(operands, node)
+        keyed = [a for a in op.attrs if a.kind is AttrKind.TENSOR]
+        if keyed and op.arity is not None and ids and len(ids) < op.arity:
+            # a tensor parameter left out (tf.nn.silu's beta): its default, in the dtype of
+            # the first tensor (TensorFlow converts it to that dtype)
+            dtype = self.g[ids[0]].dtype
+            for attr in keyed[len(ids) - op.arity :]:
+                ids.append(const(self.g, attr.default, dtype))
         if op.accepts == "float":
             for i in ids:
                 if self.g[i].dtype not in FLOAT_DTYPES:
@@ -248,7 +261,16 @@ class TensorMixin:
             if isinstance(outs, int):  # one output for these attributes (svd's values)
                 return Tensor(outs, kind)
             return [Tensor(i, kind) for i in outs]
-        return Tensor(self.emit(opname, ids, attrs, node), kind)
+        out = self.emit(opname, ids, attrs, node)
+        if opname in NO_TF_GRADIENT and any(self.g[i].dtype in FLOAT_DTYPES for i in ids):
+            raw = NO_TF_GRADIENT[opname]
+            self.notes[out] = (
+                {"type": "LookupError", "message": f"gradient registry has no entry for: {raw}"},
+                f"TensorFlow raises LookupError in tape.gradient here: it registers no "
+                f"gradient for {raw} (gradcli's {opname} has one: g to x, -g * trunc(x / y) "
+                "to y)",
+            )
+        return Tensor(out, kind)
 
     def convert(self, operands: list, node, default: str | None = None) -> list[int]:
         """Node ids for operands: tensors keep their dtype, Python values take the dtype of the

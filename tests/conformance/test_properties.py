@@ -33,6 +33,8 @@ UNARY = [
     "acos(0.5 * tanh({}))", "log2(1 + square({}))", "log10(1 + square({}))",
     "reciprocal(2 + sin({}))", "rsqrt(1 + square({}))", "cbrt(1.5 + square({}))",
     "xlogy({}, 1 + square({}))", "xdivy({}, 2 + sin({}))", "floormod({}, 0.7)",
+    "xlog1py({}, square({}))", "erfinv(0.5 * tanh({}))", "truncatemod({}, 0.7)",
+    "silu({}, beta=1.5)",
     "floordiv({}, 0.7) * {}", "div_no_nan({}, 2 + sin({}))", "mul_no_nan({}, cos({}))",
     "leaky_relu({})", "leaky_relu({}, alpha=0.3)", "relu6(4 * {})", "elu({})", "selu({})",
     "silu({})", "swish({})", "softsign({})", "log_sigmoid({})", "mish({})",

@@ -364,7 +364,7 @@ def test_documented_differences_say_why():
 INEXACT = re.compile(
     r"\b(sin|cos|tan|exp|log|log1p|sqrt|tanh|sigmoid|softplus|softmax|logsumexp|pow|matmul"
     r"|elu|selu|silu|swish|log_sigmoid|mish|log_softmax|gelu|sigmoid_cross_entropy|var|std|moments)\("
-    r"|\b(erfc?|a?sinh?|a?cosh?|a?tanh?|atan2|expm1|log2|log10|rsqrt|cbrt|xlogy)\("
+    r"|\b(erfc?|erfinv|a?sinh?|a?cosh?|a?tanh?|atan2|expm1|log2|log10|rsqrt|cbrt|xlogy|xlog1py)\("
     r"|\b((sparse_)?softmax_cross_entropy|(binary|(sparse_)?categorical)_crossentropy|norm"
     r"|l2_normalize|logmeanexp)\("
     r"|\b(conv1d|conv2d|depthwise_conv2d|conv2d_transpose|avg_pool1d|avg_pool2d)\("

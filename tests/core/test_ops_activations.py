@@ -230,3 +230,50 @@ def test_a_bad_alpha_is_a_positioned_error(alpha, message):
 def test_negative_alpha_and_positional_alpha():
     assert gradient_at("leaky_relu(x, alpha=-0.5)", -1.0) == (0.5, -0.5)
     assert gradient_at("leaky_relu(x, -0.5)", -1.0) == (0.5, -0.5)
+
+
+# --- silu / swish with beta (tf.nn.silu(features, beta)) ----------------------------------------
+def _silu_beta(x, beta):
+    return x / (1 + np.exp(-beta * x))
+
+
+def test_silu_beta_value_and_both_gradients():
+    x, beta = np.array([-1.5, 0.25, 2.0]), 1.75
+    for expr in ("silu(x, b)", "swish(x, beta=b)"):
+        doc = run_json("eval", "-e", f"sum({expr})", "--at", f"x={x.tolist()}", "--at",
+                       f"b={beta}", "--check", "off")  # fmt: skip
+        assert doc["outputs"]["f"]["value"] == pytest.approx(_silu_beta(x, beta).sum(), rel=1e-15)
+        s = 1 / (1 + np.exp(-beta * x))
+        dx = s * (1 + beta * x * (1 - s))
+        np.testing.assert_allclose(doc["gradients"]["x"]["value"], dx, rtol=1e-14)
+        db = np.sum(x * x * s * (1 - s))
+        assert doc["gradients"]["b"]["value"] == pytest.approx(db, rel=1e-14)
+
+
+def test_silu_beta_against_finite_differences():
+    x, beta = np.array([-1.25, 0.5, 1.5]), 0.8
+    w = np.array([1.0, -2.0, 0.5])
+
+    def loss(xv, bv):
+        return float(np.sum(_silu_beta(xv, bv) * w))
+
+    doc = run_json("eval", "-e", f"sum(silu(x, b) * {w.tolist()})", "--at", f"x={x.tolist()}",
+                   "--at", f"b={beta}", "--check", "off")  # fmt: skip
+    fd_x = central_difference(lambda v: loss(v, beta), x)
+    fd_b = central_difference(lambda v: loss(x, float(v)), np.array(beta))
+    np.testing.assert_allclose(doc["gradients"]["x"]["value"], fd_x, rtol=1e-7)
+    assert doc["gradients"]["b"]["value"] == pytest.approx(float(fd_b), rel=1e-7)
+    res = invoke("check", "-e", "sum(silu(x, b) * x)", "--at", "x=[-1.25, 0.5]", "--at", "b=0.8")
+    assert res.code == 0, res.stdout
+
+
+def test_silu_casts_beta_to_the_features_dtype():
+    doc = run_json("eval", "-e", "sum(silu(cast(x, 'float32'), b))", "--at", "x=[-1.5, 2]",
+                   "--at", "b=1.25", "--check", "off")  # fmt: skip
+    assert doc["outputs"]["f"]["dtype"] == "float32"
+    assert doc["gradients"]["b"]["dtype"] == "float64"  # back through TensorFlow's cast
+
+
+def test_silu_beta_must_be_a_scalar():
+    res = invoke("eval", "-e", "silu(x, beta=x)", "--at", "x=[1, 2]", "--check", "off")
+    assert res.code == 2 and "silu: beta must be a scalar, got shape (2,)" in res.stderr

@@ -355,3 +355,13 @@ def test_errors_are_positioned(expr, message):
     assert res.code == 2, res.stderr
     assert res.stderr.startswith("gradcli: error: <expr>:1:"), res.stderr
     assert re.search(message, res.stderr), res.stderr
+
+
+def test_conv1d_refuses_explicit_padding_as_tensorflow():
+    # tf.nn.conv1d has no explicit padding in TensorFlow 2.21: a list is a TypeError, and
+    # 'EXPLICIT' reaches Conv2D without explicit_paddings (InvalidArgumentError)
+    res = invoke("eval", "-e", "sum(conv1d(x, f, 1, 'EXPLICIT'))", "--at", "x=[[[1], [2], [3]]]",
+                 "--at", "f=[[[1]], [[1]]]", "--check", "off")  # fmt: skip
+    assert res.code == 2
+    assert "conv1d: padding must be 'SAME' or 'VALID'" in res.stderr
+    assert "tf.nn.conv1d takes no explicit padding in TensorFlow either" in res.stderr

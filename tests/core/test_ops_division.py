@@ -163,3 +163,31 @@ def test_explain_mul_no_nan_masks_x_where_y_is_zero():
         "x": ("partially_zero", ["mask"]),
         "y": ("connected", []),
     }
+
+
+# --- truncatemod: C's fmod (TensorFlow's TruncateMod) ----------------------------------------
+def test_truncatemod_has_the_dividends_sign_and_the_truncated_gradient():
+    value, grads = eval_grad("truncatemod(x, y)", x=XS, y=YS)
+    np.testing.assert_array_equal(num(value), [1.5, -1.5, 1.5, -1.5, 0.25])
+    np.testing.assert_array_equal(num(value), np.fmod(XS, YS))
+    np.testing.assert_array_equal(num(grads["x"]), [1.0] * 5)
+    # -trunc(x / y): x - y * stop_gradient(truncatediv(x, y)) differentiated, as TensorFlow
+    # would (TensorFlow registers no gradient for TruncateMod itself)
+    np.testing.assert_array_equal(num(grads["y"]), [-2.0, 2.0, 2.0, -2.0, -1.0])
+
+
+def test_truncatemod_edges_are_fmods():
+    x = [-4.0, -0.0, 3.0, INF, 2.5, 1.0]
+    y = [2.0, 3.0, 0.0, 1.0, INF, NAN]
+    value, _ = eval_grad("truncatemod(x, y)", x=x, y=y)
+    got = num(value)
+    np.testing.assert_array_equal(got, [-0.0, -0.0, NAN, NAN, 2.5, NAN])
+    assert np.signbit(got[0]) and np.signbit(got[1])  # the dividend's sign, zeros included
+
+
+def test_truncatemod_agrees_with_sympy():
+    res = invoke("check", "-e", "truncatemod(x * x, y) * y", "--at", "x=[1.5, -2.25]",
+                 "--at", "y=[-0.7, 1.1]", "--format", "json")  # fmt: skip
+    doc = json.loads(res.stdout)
+    assert res.code == 0, res.stdout
+    assert doc["method"] == "sympy" and doc["ok"]

@@ -68,6 +68,13 @@ CASES = [
     ("diag(x, num_rows=4)", (3,), lambda x: diag_of(x, 4, 3)),
     ("diag(x, num_cols=5, padding_value=2)", (2, 3),
      lambda x: diag_of(x, 3, 5) + 2.0 * (diag_of(np.ones_like(x), 3, 5) == 0)),
+    ("diag(x, k=1)", (2, 3), lambda x: np.stack([np.diag(r, 1) for r in x])),
+    ("diag(x, k=-2, num_cols=4)", (3,), lambda x: np.diag(x, -2)[:, :4]),
+    ("diag(x, k=2, num_rows=4, padding_value=-1)", (2,),
+     lambda x: np.where(np.diag(np.ones(2), 2)[:4] == 1, np.diag(x, 2)[:4], -1.0)),
+    ("diag_part(x, k=1)", (3, 4), lambda x: np.diagonal(x, 1, -2, -1)),
+    ("diag_part(x, k=-2)", (2, 4, 3), lambda x: np.diagonal(x, -2, -2, -1)),
+    ("diag_part(x, k=3)", (3, 4), lambda x: np.diagonal(x, 3, -2, -1)),
     ("diag_part(x)", (2, 3), lambda x: np.diagonal(x, 0, -2, -1)),
     ("diag_part(x)", (2, 4, 3), lambda x: np.diagonal(x, 0, -2, -1)),
     ("trace(x)", (3, 3), np.trace),
@@ -249,7 +256,7 @@ ERRORS = [
     ("pad(x, [[1, 1]])", "paddings must be a list of 2 \\[before, after\\] pairs"),
     ("pad(x, [[-1, 0], [0, 0]])", "paddings must be non-negative"),
     ("pad(x, [[1, 0], [0, 0]], mode='wrap')", "mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC'"),
-    ("pad(x, [[1, 0], [0, 0]], constant_values=x)", "constant_values must be a finite number"),
+    ("pad(x, [[1, 0], [0, 0]], constant_values=x)", r"constant_values must be a number \(inf and"),
     ("tile(x, [2])", "tile: multiples must have one entry per axis of x"),
     ("tile(x, [-1, 1])", r"tile: multiples\[0\] must be >= 0, got -1"),
     ("repeat(x, [1, 2], axis=1)", "repeat: repeats has 2 entries, but axis 1 of x has size 3"),
@@ -264,9 +271,9 @@ ERRORS = [
     ("tensordot(x, x, [[0], [0, 1]])", "different numbers of contraction axes"),
     ("tensordot(x, x, [1, 2, 3])", "axes must be an integer or a pair"),
     ("tensordot(x, x, -1)", "axes must be at least 0"),
-    ("diag(x, k=1)", "only the main diagonal \\(k=0\\) is supported"),
+    ("diag(x, k=[0, 1])", r"diag: k must be one integer"),
     ("diag(x, num_rows=1)", "the number of rows is too small"),
-    ("diag(x, num_rows=4, num_cols=4)", "do not fit a diagonal of 3 elements"),
+    ("diag(x, num_rows=4, num_cols=4)", "do not fit diagonal k=0 of 3 elements"),
     ("diag(x[0, 0])", "diagonal must be at least 1-dim"),
     ("diag_part(x[0])", "diag_part: input must be at least 2-dim"),
     ("trace(x[0])", "trace: input must be at least 2-dim"),
@@ -325,3 +332,40 @@ def test_new_axes_and_ellipsis_check_against_sympy_and_explain():
 def test_bad_new_axes_and_ellipses_are_one_line_errors(expr, message):
     res = invoke("eval", "-e", f"sum({expr})", "--at", "x=[[1, 2], [3, 4]]")
     assert res.code == 2 and message in res.stderr and res.stderr.count("\n") == 1
+
+
+def test_pad_takes_infinite_constant_values():
+    # tf.pad(x, paddings, constant_values=-np.inf): a max-pool's own padding
+    x = np.array([0.5, -1.5])
+    got = forward("pad(x, [[1, 2]], constant_values=-inf)", {"x": x})
+    np.testing.assert_array_equal(got, [-np.inf, 0.5, -1.5, -np.inf, -np.inf])
+    got = forward("pad(x, [[0, 1]], constant_values=inf)", {"x": x})
+    np.testing.assert_array_equal(got, [0.5, -1.5, np.inf])
+    assert np.isnan(forward("pad(x, [[1, 0]], constant_values=nan)", {"x": x})[0])
+    doc = run_json("eval", "-e", "sum(max_pool1d(pad(x, [[0, 0], [1, 1], [0, 0]], "
+                   "constant_values=-inf), 2, 1, 'VALID'))", "--at", "x=[[[-1], [-3], [-2]]]",
+                   "--check", "off")  # fmt: skip
+    assert doc["outputs"]["f"]["value"] == -1 - 1 - 2 - 2
+    assert doc["gradients"]["x"]["value"] == [[[2], [0], [2]]]
+
+
+def test_an_infinite_pad_of_an_integer_tensor_is_refused():
+    res = invoke("eval", "-e", "pad(cast(x, 'int32'), [[1, 0]], constant_values=-inf)",
+                 "--at", "x=[1, 2]", "--check", "off")  # fmt: skip
+    assert res.code == 2 and "constant_values -inf is not a whole number" in res.stderr
+
+
+DIAG_ERRORS = [
+    ("diag(v, k=1, num_rows=1)", "diag: the number of rows is too small for diagonal k=1"),
+    ("diag(v, k=-1, num_cols=1)", "diag: the number of columns is too small for diagonal k=-1"),
+    ("diag(v, k=1, num_rows=3, num_cols=4)", "num_rows=3 and num_cols=4 do not fit diagonal k=1"),
+    ("diag_part(m, k=4)", "diag_part: k=4 is out of bounds for 3x4 matrices"),
+    ("diag_part(m, k=-3)", "diag_part: k=-3 is out of bounds for 3x4 matrices"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "message"), DIAG_ERRORS)
+def test_diagonals_out_of_bounds_are_refused_as_tensorflow(call, message):
+    at = "v=[1, 2]" if call.startswith("diag(") else f"m={np.zeros((3, 4)).tolist()}"
+    res = invoke("eval", "-e", call, "--at", at, "--check", "off")
+    assert res.code == 2 and message in res.stderr, res.stderr

@@ -175,3 +175,45 @@ def test_sinh_overflow_is_an_overflow_and_reciprocal_at_zero_a_pole():
     assert warned["gradient", "x"]["origin"] == "singular_derivative"
     warned = _warnings("reciprocal(x)", "--at", "x=0")
     assert warned["output", "f"]["detail"] == "reciprocal(x) gives inf (x = 0)"
+
+
+# --- erfinv and xlog1py ------------------------------------------------------------------------
+def test_erfinv_inverts_erf_and_its_gradient_reads_the_output():
+    xs = [-0.9, -0.25, 0.0, 0.375, 0.99]
+    value, grads = eval_grad("erfinv(x)", x=xs)
+    for x, y, g in zip(xs, num(value), num(grads["x"])):
+        assert math.erf(y) == pytest.approx(x, rel=1e-15, abs=1e-16)
+        # _ErfinvGrad: sqrt(pi) / 2 * exp(y^2)
+        assert g == pytest.approx(math.sqrt(math.pi) / 2 * math.exp(y * y), rel=1e-14)
+
+
+def test_erfinv_edges_follow_tensorflow():
+    value, grads = eval_grad("erfinv(x)", x=[-1.0, 1.0, -0.0, 1.5, NAN])
+    np.testing.assert_equal(num(value), [-INF, INF, 0.0, NAN, NAN])
+    assert not np.signbit(num(value)[2])  # ndtri(0.5 * -0.0 + 0.5) * sqrt(1/2) = +0.0
+    np.testing.assert_equal(num(grads["x"]), [INF, INF, math.sqrt(math.pi) / 2, NAN, NAN])
+
+
+def test_xlog1py_partials_and_its_zero_at_x_zero():
+    value, grads = eval_grad("xlog1py(x, y)", x=1.5, y=2.5)
+    assert value == pytest.approx(1.5 * math.log1p(2.5))
+    assert grads["x"] == pytest.approx(math.log1p(2.5))
+    assert grads["y"] == pytest.approx(1.5 / 3.5)
+    for y in (-1.0, 2.0, NAN):  # TensorFlow: 0 where x == 0, and both gradients 0
+        value, grads = eval_grad("xlog1py(x, y)", x=0.0, y=y)
+        assert (num(value), num(grads["x"]), num(grads["y"])) == (0.0, 0.0, 0.0), y
+    value, grads = eval_grad("xlog1py(x, y)", x=2.0, y=-1.0)
+    assert num(value) == -INF and num(grads["y"]) == INF
+
+
+@pytest.mark.parametrize(
+    ("expr", "at"),
+    [("erfinv(x) * xlog1py(x, y)", {"x": "[-0.5, 0.25]", "y": "[0.5, 3.0]"}),
+     ("xlog1py(x, y)", {"x": "[0.0, 2.0]", "y": "[-1.0, 3.0]"})],
+)  # fmt: skip
+def test_erfinv_and_xlog1py_agree_with_sympy(expr, at):
+    args = [a for k, v in at.items() for a in ("--at", f"{k}={v}")]
+    res = invoke("check", "-e", expr, *args, "--format", "json")
+    doc = json.loads(res.stdout)
+    assert res.code == 0, res.stdout
+    assert doc["method"] == "sympy" and doc["ok"]

@@ -89,6 +89,26 @@ def test_an_entry_unpacks_the_outputs_into_names(tmp_path):
     assert doc["gradients"]["x"]["value"] == [[3, 4, 1, 2], [7, 8, 5, 6]]
 
 
+def test_a_one_output_op_unpacks_into_one_name(tmp_path):
+    # split(x, 1), split(x, [n]) and unstack of an axis of size 1 give one tensor: an
+    # entry's one name binds it, as `a, b: split(x, 2)` binds two (Python's `a, = ...`)
+    graph = "  a: split(x, 1)\n  b: split(x, [4], axis=1)\n  r: unstack(x, axis=0)\n"
+    path = _spec(tmp_path, graph + "  loss: sum(a * b) + sum(r)\n", x="[[1, 2, 3, 4]]")
+    doc = run_json("eval", path, "--check", "off")
+    assert doc["outputs"]["loss"]["value"] == 1 + 4 + 9 + 16 + 10
+    assert doc["gradients"]["x"]["value"] == [[3, 5, 7, 9]]
+    doc = run_json("eval", "-e", "split(x, 1)", "--at", "x=[1, 2]", "--check", "off")
+    assert doc["outputs"]["f"]["value"] == [1, 2]
+
+
+def test_a_one_output_op_inside_an_expression_is_indexed(tmp_path):
+    res = invoke("eval", _spec(tmp_path, "  y: sin(split(x, 1))\n"), "--check", "off")
+    assert res.code == 2
+    assert "split(...) gives a list of 1 tensor: index it (split(...)[0])" in res.stderr
+    res = invoke("eval", _spec(tmp_path, "  a, b: split(x, 1)\n"), "--check", "off")
+    assert res.code == 2 and "split(...) gives 1 tensor, but 'a, b' names 2" in res.stderr
+
+
 def test_moments_are_the_population_mean_and_variance(tmp_path):
     path = _spec(tmp_path, "  m, v: moments(x, [1])\n  loss: sum(v) + sum(m * [1, -1])\n")
     doc = run_json("eval", path, "--check", "off")

@@ -177,9 +177,13 @@ def _hard_sigmoid(x):
 
 
 def _hard_sigmoid_grad(b, n, g):
-    # the chain TensorFlow differentiates: g / 6, then Relu6Grad at x + 3 (0 < x + 3 < 6)
+    # the chain TensorFlow differentiates: g / 6, then Relu6Grad(g / 6, y) with y the output
+    # of relu6(x + 3) (_Relu6Grad reads it: 0 < y < 6 where 0 < x + 3 < 6). y is recomputed
+    # in the gradient graph so that Relu6GradGrad's zeros to y flow back through relu6's
+    # own gradient: the third derivative is a connected zero, as TensorFlow's nested tapes
     x = _x(n)
-    return b.relu6_grad(b.div(g, b.const(6.0, like=x)), b.add(x, b.const(3.0, like=x)))
+    y = b.relu6(b.add(x, b.const(3.0, like=x)))
+    return b.relu6_grad(b.div(g, b.const(6.0, like=x)), y)
 
 
 def _hard_sigmoid_at_point(node, args, raw):

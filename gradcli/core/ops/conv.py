@@ -261,7 +261,9 @@ for _name, _r, _dw, _attrs, _doc in (
         "tf.nn.depthwise_conv2d: each input channel by its own filters (h, w, in, multiplier)",
     ),
 ):
-    _c_of, _infer, _bind, _sympy = _public(_name, _r, depthwise=_dw)
+    # tf.nn.conv1d has no explicit padding: TensorFlow 2.21 refuses a list (TypeError) and
+    # 'EXPLICIT' (its Conv2D gets no explicit_paddings: InvalidArgumentError)
+    _c_of, _infer, _bind, _sympy = _public(_name, _r, depthwise=_dw, explicit_ok=_name != "conv1d")
     register(
         Op(
             _name,

@@ -89,3 +89,53 @@ register(
         operator=None,  # % reads as floormod
     )
 )
+
+
+# --- truncatemod: fmod(x, y), TensorFlow's TruncateMod on floats ------------------------------
+# The C library's fmod, as TensorFlow's kernel: the remainder of the quotient truncated toward
+# zero, with the dividend's sign (-0.0 where x is -0.0 or a negative multiple of y). TensorFlow
+# registers no gradient for TruncateMod (tape.gradient raises LookupError); gradcli's is the
+# gradient TensorFlow gives x - y * stop_gradient(truncatediv(x, y)), _FloorModGrad's formula
+# with the quotient truncated: g to x and -g * trunc(x / y) to y.
+def _truncatemod(x, y):
+    with np.errstate(all="ignore"):
+        return np.fmod(x, y)[()]
+
+
+def _truncatemod_scalar(x, y):
+    if y == 0.0 or not (math.isfinite(x) and math.isfinite(y)):
+        return float(_truncatemod(np.float64(x), np.float64(y)))
+    return math.fmod(x, y)
+
+
+def _truncated_quotient(x, y):
+    with np.errstate(all="ignore"):
+        q = np.true_divide(x, y)
+        return np.where(q < 0, np.ceil(q), np.floor(q))[()]
+
+
+def _truncatemod_grad_y(b, n, g):
+    # -(g * truncatediv(x, y)), truncatediv as trunc(x / y): ceil below 0, floor above
+    x, y = n.inputs
+    q = b.div(x, y)
+    truncated = b.where(b.less(q, b.const(0.0, like=q)), b.ceil(q), b.floor(q))
+    return b.mul(b.neg(g), truncated)
+
+
+def _truncatemod_sympy(sp, xs, vs):
+    # x - y * trunc(x / y), with trunc(x / y) the constant it is at the point
+    q = _truncated_quotient(np.float64(vs[0]), np.float64(vs[1]))
+    return xs[0] - xs[1] * number(sp, q)
+
+
+binary(
+    "truncatemod",
+    _truncatemod,
+    _truncatemod_scalar,
+    (lambda b, n, g: g, _truncatemod_grad_y),
+    sympy=each_at(_truncatemod_sympy),
+    pole_input=1,
+    pole=lambda x, y: y == 0,
+    doc="fmod(x, y): x - y * trunc(x / y), with the dividend's sign, TensorFlow's TruncateMod "
+    "(tf.truncatemod)",
+)

@@ -1,11 +1,14 @@
 """Matrix structure ops over the last two axes (batched): diag, diag_part, trace, band_part,
 tril, triu, and the constant eye.
 
-diag and diag_part are TensorFlow's MatrixDiagV3 and MatrixDiagPartV3 for the main
-diagonal (k = 0 only); each one's gradient is the other (_MatrixDiagGrad,
-_MatrixDiagPartGrad: the diagonal of g, or g on the diagonal of a zero matrix of x's
-shape). trace is tf.linalg.trace, TensorFlow's reduce_sum(matrix_diag_part(x), -1), a
-composite op. band_part (MatrixBandPart) and tril/triu (tf.experimental.numpy: where
+diag and diag_part are TensorFlow's MatrixDiagV3 and MatrixDiagPartV3 for one diagonal,
+k (0 the main one, k > 0 above it, k < 0 below; a (lower, upper) band of several, whose
+layout depends on `align`, is refused); each one's gradient is the other at the same k
+(_MatrixDiagV3Grad, _MatrixDiagPartV3Grad: diagonal k of g, or g on diagonal k of a zero
+matrix of x's shape). One diagonal always has the length of the vector placed, so
+`align` (how TensorFlow places diagonals shorter than the longest) plays no part. trace
+is tf.linalg.trace, TensorFlow's reduce_sum(matrix_diag_part(x), -1), a composite op
+(TensorFlow's has no offset). band_part (MatrixBandPart) and tril/triu (tf.experimental.numpy: where
 over a constant triangular mask) keep a band and put +0.0 elsewhere; their gradient
 keeps the same band of g. The elements they drop get no gradient (explain's
 `unselected`, through ROUTE hooks that run the forward on element ids).
@@ -41,33 +44,51 @@ def _need_matrix(name: str, shape) -> None:
         )
 
 
-def _main_diagonal(name: str, attrs) -> None:
-    if attrs.get("k", 0) != 0:
-        raise ShapeError(f"{name}: only the main diagonal (k=0) is supported, got k={attrs['k']}")
+def _offset(name: str, attrs) -> int:
+    """The one diagonal k asks for (an integer; TensorFlow's (lower, upper) pair is refused)."""
+    k = attrs.get("k", 0)
+    if not isinstance(k, int):
+        if isinstance(k, (list, tuple)) and len(k) == 2 and k[0] == k[1]:
+            return int(k[0])
+        raise ShapeError(
+            f"{name}: k must be one integer (one diagonal), got {list(k)}; a band of several "
+            "diagonals is not supported"
+        )
+    return k
 
 
 # --- diag: vectors onto the diagonal of matrices ---------------------------------------------
 def _diag_size(attrs, shape) -> tuple[int, int]:
-    """(rows, columns) as MatrixDiagV3 decides them for k = 0: n x n by default; given ones
-    must be at least n, and one of them exactly n."""
+    """(rows, columns) as MatrixDiagV3 decides them for diagonal k of n elements: at least
+    n - min(k, 0) rows and n + max(k, 0) columns, square when neither is given, the least
+    that fits for the one not given, and one of them exactly its least."""
     if not shape:
         raise ShapeError("diag: diagonal must be at least 1-dim, got a scalar")
-    _main_diagonal("diag", attrs)
+    k = _offset("diag", attrs)
     n = shape[-1]
+    least_rows, least_cols = n - min(k, 0), n + max(k, 0)
     rows, cols = attrs.get("num_rows", -1), attrs.get("num_cols", -1)
-    rows, cols = (n if rows == -1 else rows), (n if cols == -1 else cols)
-    if rows < n or cols < n:
-        which = "rows" if rows < n else "columns"
+    for which, given, least in (("rows", rows, least_rows), ("columns", cols, least_cols)):
+        if given != -1 and given < least:
+            raise ShapeError(
+                f"diag: the number of {which} is too small for diagonal k={k} of {n} elements "
+                f"(num_rows={rows}, num_cols={cols}; at least {least})"
+            )
+    if rows == -1 and cols == -1:
+        rows = cols = max(least_rows, least_cols)
+    rows, cols = (least_rows if rows == -1 else rows), (least_cols if cols == -1 else cols)
+    if rows != least_rows and cols != least_cols:
         raise ShapeError(
-            f"diag: the number of {which} is too small for a diagonal of {n} elements "
-            f"(num_rows={rows}, num_cols={cols})"
-        )
-    if rows != n and cols != n:
-        raise ShapeError(
-            f"diag: num_rows={rows} and num_cols={cols} do not fit a diagonal of {n} elements "
-            "(one of them must be its length)"
+            f"diag: num_rows={rows} and num_cols={cols} do not fit diagonal k={k} of {n} "
+            f"elements (rows must be {least_rows} or columns {least_cols})"
         )
     return rows, cols
+
+
+def _diagonal_ids(k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (row, column) indices of diagonal k's first n elements."""
+    i = np.arange(n)
+    return (i, i + k) if k >= 0 else (i - k, i)
 
 
 def _diag_infer(attrs, v):
@@ -79,8 +100,8 @@ def _diag(attrs, v, zero=None):
     rows, cols = _diag_size(attrs, v.shape)
     fill = attrs.get("padding_value", 0.0) if zero is None else zero
     out = np.full((*v.shape[:-1], rows, cols), fill, dtype=v.dtype)
-    i = np.arange(v.shape[-1])
-    out[..., i, i] = v
+    r, c = _diagonal_ids(_offset("diag", attrs), v.shape[-1])
+    out[..., r, c] = v
     return out
 
 
@@ -94,38 +115,52 @@ register(
         _diag_infer,
         accepts="any",
         bind=bind_fill(_diag),
-        grads=(lambda b, n, g: b.diag_part(g),),
+        grads=(lambda b, n, g: b.diag_part(g, k=_offset("diag", n.attrs)),),
         public=True,
         arity=1,
         attrs=(
             Attr("k", AttrKind.AXIS, 0),
             Attr("num_rows", AttrKind.AXIS, -1),
             Attr("num_cols", AttrKind.AXIS, -1),
-            Attr("padding_value", AttrKind.FLOAT, 0.0),
+            Attr("padding_value", AttrKind.NUMBER, 0.0),
         ),
         sympy=_diag_sympy,
         moves=True,
         transport=Transport.ROUTE,
         route=copy_route(_diag),
-        doc="tf.linalg.diag (k=0): the last axis onto the diagonal of matrices",
+        doc="tf.linalg.diag: the last axis onto diagonal k of matrices (k > 0 above the main "
+        "one, k < 0 below)",
     )
 )
 
 
 # --- diag_part: the diagonals of matrices ----------------------------------------------------
+def _diag_part_length(attrs, shape) -> int:
+    """Diagonal k's length in matrices of `shape` (MatrixDiagPartV3's bounds checked)."""
+    _need_matrix("diag_part", shape)
+    k = _offset("diag_part", attrs)
+    rows, cols = shape[-2:]
+    if not (-rows < k < cols or k == 0):
+        raise ShapeError(
+            f"diag_part: k={k} is out of bounds for {rows}x{cols} matrices: it must be "
+            f"between {-rows} and {cols}, both excluded"
+        )
+    return min(rows + min(k, 0), cols - max(k, 0))
+
+
 def _diag_part_infer(attrs, x):
-    _need_matrix("diag_part", x.shape)
-    _main_diagonal("diag_part", attrs)
-    return (*x.shape[:-2], min(x.shape[-2:])), x.dtype
+    return (*x.shape[:-2], _diag_part_length(attrs, x.shape)), x.dtype
 
 
 def _diag_part(attrs, x, zero=None):
-    return np.diagonal(np.asarray(x), 0, -2, -1).copy()
+    x = np.asarray(x)
+    r, c = _diagonal_ids(_offset("diag_part", attrs), _diag_part_length(attrs, x.shape))
+    return x[..., r, c].copy()
 
 
 def _diag_part_grad(b, n, g):
     rows, cols = b.shape(n.inputs[0])[-2:]
-    return b.diag(g, num_rows=rows, num_cols=cols)
+    return b.diag(g, k=_offset("diag_part", n.attrs), num_rows=rows, num_cols=cols)
 
 
 register(
@@ -142,7 +177,8 @@ register(
         moves=True,
         transport=Transport.ROUTE,
         route=copy_route(_diag_part),
-        doc="tf.linalg.diag_part (k=0): the main diagonal of each matrix (also non-square)",
+        doc="tf.linalg.diag_part: diagonal k of each matrix (also non-square; k > 0 above "
+        "the main one, k < 0 below)",
     )
 )
 

@@ -72,7 +72,11 @@ def _plan(attrs, shape) -> tuple[list[tuple[int, int]], str]:
 def _pad_infer(attrs, x):
     pairs, mode = _plan(attrs, x.shape)
     c = attrs.get("constant_values", 0.0)
-    if mode == "CONSTANT" and x.dtype not in FLOAT_DTYPES and c != round(c):
+    if (
+        mode == "CONSTANT"
+        and x.dtype not in FLOAT_DTYPES
+        and not (math.isfinite(c) and c == round(c))
+    ):
         raise ShapeError(f"pad: constant_values {c} is not a whole number, as {x.dtype} needs")
     if mode == "CONSTANT" and x.dtype == "bool" and c not in (0, 1):
         raise ShapeError(f"pad: constant_values {c} is not a boolean (0 or 1)")
@@ -124,7 +128,7 @@ register(
                 example="{op}(x, paddings=[[1, 1], [2, 2]])",
             ),
             Attr("mode", AttrKind.STR, "CONSTANT"),
-            Attr("constant_values", AttrKind.FLOAT, 0.0),
+            Attr("constant_values", AttrKind.NUMBER, 0.0),  # -inf too, as TensorFlow
         ),
         sympy=_pad_sympy,
         moves=True,

@@ -12,7 +12,11 @@ lowest float. Its gradient (MaxPoolGrad) recomputes the argmax from the input wi
 same comparison, except that the first element of a window is always taken first (a
 leading NaN keeps the gradient); each g is added to its argmax in output order. The
 gradient of MaxPoolGrad is MaxPoolGradGrad (g picked at the argmax), whose own gradient
-is MaxPoolGrad again; the argmax is a constant for both (zeros for the input x).
+is MaxPoolGrad again; the argmax is a constant for both. Both kernels take TensorFlow's
+inputs (x, y, g), y the pool's output (unread by the values: the CPU kernels recompute
+the argmax from x), and give zeros to x and y as _MaxPoolGradGrad does: at the orders
+after, those zeros flow back through y = max_pool(x) and keep x connected (a zero, not
+None, as TensorFlow's nested tapes give).
 
 avg: the sum of the window's real elements in row-major order, divided by their count
 (SAME windows at the edges average fewer elements). AvgPoolGrad multiplies g by
@@ -115,37 +119,48 @@ def _float(opname, *nodes) -> str:
 
 def _max_grad_rule(c_of):
     def rule(b, n, g):
-        return b.max_pool_grad(n.inputs[0], g, **c_of(n))
+        return b.max_pool_grad(n.inputs[0], n.id, g, **c_of(n))  # TensorFlow's (x, y, g)
 
     return rule
 
 
 def _same_as_x(opname):
-    def infer(attrs, x, g):
+    def infer(attrs, x, y, g):
         expected = out_shape(opname, _internal(attrs), x.shape)
-        if g.shape != expected:
-            raise ShapeError(f"{opname}: gradient shape {fmt(g.shape)}, expected {fmt(expected)}")
-        return x.shape, _float(opname, x, g)
+        if g.shape != expected or y.shape != expected:
+            raise ShapeError(
+                f"{opname}: output and gradient shapes {fmt(y.shape)}, {fmt(g.shape)}, "
+                f"expected {fmt(expected)}"
+            )
+        return x.shape, _float(opname, x, y, g)
 
     return infer
 
 
-def _picked_infer(attrs, x, gg):
-    if gg.shape != x.shape:
-        raise ShapeError(f"max_pool_grad_grad: {fmt(gg.shape)} is not x's shape {fmt(x.shape)}")
-    return out_shape("max_pool_grad_grad", _internal(attrs), x.shape), _float("pool", x, gg)
+def _picked_infer(attrs, x, y, gg):
+    expected = out_shape("max_pool_grad_grad", _internal(attrs), x.shape)
+    if gg.shape != x.shape or y.shape != expected:
+        raise ShapeError(
+            f"max_pool_grad_grad: shapes {fmt(y.shape)}, {fmt(gg.shape)} for x {fmt(x.shape)}"
+        )
+    return expected, _float("pool", x, y, gg)
+
+
+def _zero(b, n, g):
+    return ZERO_GRAD  # _MaxPoolGradGrad's zeros_like(x) and zeros_like(y)
 
 
 register(
     Op(
         "max_pool_grad",
         _same_as_x("max_pool_grad"),
-        bind=lambda attrs: lambda x, g: max_grad_values(_internal(attrs), x, g),
+        bind=lambda attrs: lambda x, y, g: max_grad_values(_internal(attrs), x, g),
         grads=(
-            lambda b, n, gg: ZERO_GRAD,
-            lambda b, n, gg: b.max_pool_grad_grad(n.inputs[0], gg, **_internal(n.attrs)),
+            _zero,
+            _zero,
+            lambda b, n, gg: b.max_pool_grad_grad(*n.inputs[:2], gg, **_internal(n.attrs)),
         ),
-        arity=2,
+        arity=3,
         no_sympy="an argmax scatter (max_pool's own SymPy form picks the elements)",
         transport=Transport.OPAQUE,
     )
@@ -154,12 +169,13 @@ register(
     Op(
         "max_pool_grad_grad",
         _picked_infer,
-        bind=lambda attrs: lambda x, gg: max_grad_grad_values(_internal(attrs), x, gg),
+        bind=lambda attrs: lambda x, y, gg: max_grad_grad_values(_internal(attrs), x, gg),
         grads=(
-            lambda b, n, g: ZERO_GRAD,
-            lambda b, n, g: b.max_pool_grad(n.inputs[0], g, **_internal(n.attrs)),
+            _zero,
+            _zero,
+            lambda b, n, g: b.max_pool_grad(*n.inputs[:2], g, **_internal(n.attrs)),
         ),
-        arity=2,
+        arity=3,
         no_sympy="an argmax gather (max_pool's own SymPy form picks the elements)",
         transport=Transport.OPAQUE,
     )

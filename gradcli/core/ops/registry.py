@@ -60,6 +60,7 @@ class AttrKind(Enum):
     INTS = "a list of integers"  # shape, axes (a permutation)
     BOOL = "true or false"  # keepdims, exclusive, reverse
     FLOAT = "a finite number"  # alpha of leaky_relu
+    NUMBER = "a number (inf and nan included)"  # pad's constant_values, diag's padding_value
     STR = "a string"  # einsum's subscripts, pad's mode
     DTYPE = "a string such as 'float32'"
     NUMBER_OR_STR = "a number (inf included) or a string"  # norm's ord: 1, inf or 'fro'

@@ -11,37 +11,86 @@ from dataclasses import replace
 
 import numpy as np
 
+from gradcli.core.graph import FLOAT_DTYPES
 from gradcli.core.ops import elementwise as ew
 from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.elementwise import _x, unary
-from gradcli.core.ops.infer import float_unary
-from gradcli.core.ops.registry import Attr, AttrKind, register
+from gradcli.core.ops.infer import float_unary, fmt
+from gradcli.core.ops.registry import Attr, AttrKind, Op, ShapeError, register
 from gradcli.core.ops.sym import each_at
 
 
-# --- silu (swish), softsign, log_sigmoid, mish ----------------------------------------------
-def _silu(x):
+# --- silu (swish): tf.nn.silu(features, beta=1.0) = features * sigmoid(beta * features) -----
+def _silu(x, beta):
     x = np.asarray(x)
-    return (x * ew._sigmoid(x))[()]
+    beta = np.asarray(beta).astype(x.dtype)  # TensorFlow casts beta to the features' dtype
+    return (x * ew._sigmoid(beta * x))[()]
 
 
-def _silu_grad(b, n, g):
-    # tf.nn.silu's custom gradient (beta = 1): g * (s * (1 + x * (1 - s))), s = sigmoid(x)
+def _beta_as_x(b, n):
+    beta = n.inputs[1]
+    return (
+        beta if b.dtype(beta) == b.dtype(n.inputs[0]) else b.cast(beta, dtype=b.dtype(n.inputs[0]))
+    )
+
+
+def _silu_grad_x(b, n, g):
+    # tf.nn.silu's custom gradient: g * (s * (1 + (beta * x) * (1 - s))), s = sigmoid(beta * x)
     x = _x(n)
     one = b.const(1.0, like=x)
-    s = b.sigmoid(x)
-    return b.mul(g, b.mul(s, b.add(one, b.mul(x, b.sub(one, s)))))
+    bx = b.mul(_beta_as_x(b, n), x)
+    s = b.sigmoid(bx)
+    return b.mul(g, b.mul(s, b.add(one, b.mul(bx, b.sub(one, s)))))
 
 
-SILU = unary(
-    "silu",
-    _silu,
-    None,
-    _silu_grad,
-    sympy=each_at(lambda sp, xs, vs: xs[0] * ew._sigmoid_sympy(sp, xs, vs)),
-    doc="x * sigmoid(x), tf.nn.silu (also named swish)",
+def _silu_grad_beta(b, n, g):
+    # its beta_grad: reduce_sum(g * square(x) * s * (1 - s)), the sum left to the broadcast
+    # (beta is a scalar), then the cast back to beta's own dtype
+    x = _x(n)
+    s = b.sigmoid(b.mul(_beta_as_x(b, n), x))
+    r = b.mul(b.mul(b.mul(g, b.square(x)), s), b.sub(b.const(1.0, like=x), s))
+    beta = n.inputs[1]
+    if b.dtype(beta) != b.dtype(x):
+        r = b.cast(b.sum(r), dtype=b.dtype(beta))
+    return r
+
+
+def _silu_infer(name):
+    def infer(attrs, x, beta):
+        if x.dtype not in FLOAT_DTYPES or beta.dtype not in FLOAT_DTYPES:
+            raise ShapeError(f"{name}: needs float tensors (features and beta)")
+        if beta.shape != ():
+            raise ShapeError(
+                f"{name}: beta must be a scalar, got shape {fmt(beta.shape)} (TensorFlow's "
+                "gradient sums beta's over every element)"
+            )
+        return x.shape, x.dtype
+
+    return infer
+
+
+def _silu_sympy(sp, xs, vs):
+    (x, beta), (vx, vbeta) = xs, vs
+    return x * ew._sigmoid_sympy(sp, (beta * x,), (vbeta * vx,))
+
+
+SILU = register(
+    Op(
+        "silu",
+        _silu_infer("silu"),
+        forward=_silu,
+        grads=(_silu_grad_x, _silu_grad_beta),
+        elementwise=True,
+        public=True,
+        arity=2,
+        attrs=(Attr("beta", AttrKind.TENSOR, 1.0),),
+        accepts="float",
+        sympy=each_at(_silu_sympy),
+        doc="x * sigmoid(beta * x), tf.nn.silu (also named swish; beta=1 unless given, a "
+        "scalar that gets a gradient)",
+    )
 )
-register(replace(SILU, name="swish", doc="x * sigmoid(x), the same op as silu"))
+register(replace(SILU, name="swish", infer=_silu_infer("swish"), doc="the same op as silu"))
 
 
 def _softsign(x):

@@ -396,3 +396,144 @@ binary(
     pole_input=1,
     doc="x / y, and 0 where x == 0 (even where y is 0 or nan)",
 )
+
+
+# --- xlog1py: x * log1p(y), 0 where x == 0 (tf.math.xlog1py) ------------------------------
+def _xlog1py(x, y):
+    with np.errstate(all="ignore"):
+        out = np.multiply(x, np.log1p(y))
+    return np.where(np.equal(x, 0), np.zeros((), out.dtype), out)[()]
+
+
+def _xlog1py_scalar(x, y):
+    if x == 0.0:
+        return 0.0
+    return x * math.log1p(y)
+
+
+def _xlog1py_grad_y(b, n, g):
+    # TensorFlow's _XLog1pyGrad: xdivy(x, y + 1) * g
+    y = _y(n)
+    return b.mul(b.xdivy(_x(n), b.add(y, b.const(1.0, like=y))), g)
+
+
+binary(
+    "xlog1py",
+    _xlog1py,
+    _xlog1py_scalar,
+    (lambda b, n, g: b.mul(b.xlog1py(_x_is_nonzero(b, n), _y(n)), g), _xlog1py_grad_y),
+    sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[0] == 0 else xs[0] * sp.log(1 + xs[1])),
+    at_point=_x_zero_at_point(_xlog1py),
+    infer=elementwise("xlog1py", floats=True),
+    accepts="float",
+    overflows=True,
+    pole=lambda x, y: (y == -1) & (x != 0),
+    pole_input=1,
+    doc="x * log1p(y), and 0 where x == 0 (even where y is -1 or nan), tf.math.xlog1py",
+)
+
+
+# --- erfinv: the inverse of erf, TensorFlow's kernel ndtri(0.5 * x + 0.5) * sqrt(1/2) -------
+# Eigen's generic_ndtri (Cephes' ndtri): a rational approximation around the centre, and two
+# in sqrt(-2 log b) for the tails, in the tensor's dtype, node for node
+_NDTRI_P0 = (-5.99633501014107895267e1, 9.80010754185999661536e1, -5.66762857469070293439e1,
+             1.39312609387279679503e1, -1.23916583867381258016e0)  # fmt: skip
+_NDTRI_Q0 = (1.0, 1.95448858338141759834e0, 4.67627912898881538453e0, 8.63602421390890590575e1,
+             -2.25462687854119370527e2, 2.00260212380060660359e2, -8.20372256168333339912e1,
+             1.59056225126211695515e1, -1.18331621121330003142e0)  # fmt: skip
+_NDTRI_P1 = (4.05544892305962419923e0, 3.15251094599893866154e1, 5.71628192246421288162e1,
+             4.40805073893200834700e1, 1.46849561928858024014e1, 2.18663306850790267539e0,
+             -1.40256079171354495875e-1, -3.50424626827848203418e-2,
+             -8.57456785154685413611e-4)  # fmt: skip
+_NDTRI_Q1 = (1.0, 1.57799883256466749731e1, 4.53907635128879210584e1, 4.13172038254672030440e1,
+             1.50425385692907503408e1, 2.50464946208309415979e0, -1.42182922854787788574e-1,
+             -3.80806407691578277194e-2, -9.33259480895457427372e-4)  # fmt: skip
+_NDTRI_P2 = (3.23774891776946035970e0, 6.91522889068984211695e0, 3.93881025292474443415e0,
+             1.33303460815807542389e0, 2.01485389549179081538e-1, 1.23716634817820021358e-2,
+             3.01581553508235416007e-4, 2.65806974686737550832e-6,
+             6.23974539184983293730e-9)  # fmt: skip
+_NDTRI_Q2 = (1.0, 6.02427039364742014255e0, 3.67983563856160859403e0, 1.37702099489081330271e0,
+             2.16236993594496635890e-1, 1.34204006088543189037e-2, 3.28014464682127739104e-4,
+             2.89247864745380683936e-6, 6.79019408009981274425e-9)  # fmt: skip
+
+
+def _polevl(x, coeffs):
+    t = x.dtype.type
+    acc = np.full_like(x, t(coeffs[0]))
+    for c in coeffs[1:]:
+        acc = acc * x + t(c)
+    return acc
+
+
+def _ndtri(a):
+    t = a.dtype.type
+    exp_neg_two = t(0.13533528323661269189)
+    flip = a <= t(1) - exp_neg_two
+    b = np.where(flip, a, t(1) - a)
+    # the centre: b in (exp(-2), 1 - exp(-2)]
+    c = b - t(0.5)
+    c2 = c * c
+    centre = (c * (c2 * (_polevl(c2, _NDTRI_P0) / _polevl(c2, _NDTRI_Q0))) + c) * t(
+        2.50662827463100050242e0
+    )
+    # the tails: z = sqrt(-2 log b) in [2, 8) or [8, 64)
+    x = np.sqrt(t(-2) * np.log(b))
+    x0 = x - np.log(x) / x
+    z = t(1) / x
+    ratio = np.where(
+        x < t(8),
+        _polevl(z, _NDTRI_P1) / _polevl(z, _NDTRI_Q1),
+        _polevl(z, _NDTRI_P2) / _polevl(z, _NDTRI_Q2),
+    )
+    tail = x0 - z * ratio
+    tail = np.where(flip, -tail, tail)
+    out = np.where(exp_neg_two < b, centre, tail)
+    return np.where(a == 0, t(-np.inf), np.where(a == 1, t(np.inf), out))
+
+
+def _erfinv(x):
+    x = np.asarray(x)
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        return (_ndtri(t(0.5) * x + t(0.5)) * t(math.sqrt(0.5)))[()]
+
+
+def _erfinv_grad(b, n, g):
+    # TensorFlow's _ErfinvGrad: (g * sqrt(pi) / 2) * exp(square(y)), y the op's output
+    y = n.id
+    return b.mul(b.mul(g, b.const(math.sqrt(math.pi) / 2, like=y)), b.exp(b.square(y)))
+
+
+_ERFINV_SYMPY: dict = {}
+
+
+def _erfinv_function(sp):
+    """erfinv as a SymPy function lambdify can evaluate (numpy has none): its value SymPy's
+    own to 30 digits, its derivative sqrt(pi) / 2 * exp(erfinv(x)^2), SymPy's."""
+    if sp not in _ERFINV_SYMPY:
+
+        def value(x):
+            try:
+                return float(sp.erfinv(sp.Float(float(x), 30)).evalf(30))
+            except (ValueError, TypeError):
+                return math.nan
+
+        class erfinv(sp.Function):  # lowercase: SymPy prints the class name
+            nargs = 1
+            _imp_ = staticmethod(value)
+
+            def fdiff(self, argindex=1):
+                return sp.sqrt(sp.pi) / 2 * sp.exp(self**2)
+
+        _ERFINV_SYMPY[sp] = erfinv
+    return _ERFINV_SYMPY[sp]
+
+
+unary(
+    "erfinv",
+    _erfinv,
+    None,
+    _erfinv_grad,
+    sympy=each(lambda sp, x: _erfinv_function(sp)(x)),
+    doc="the inverse of erf on [-1, 1] (+-inf at +-1, nan outside), tf.math.erfinv",
+)

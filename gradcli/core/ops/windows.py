@@ -76,8 +76,14 @@ def check_padding(opname: str, padding, explicit, rank: int, data_format: str, *
     allowed = PADDINGS if allow_explicit else PADDINGS[:2]
     if padding not in allowed:
         names = ", ".join(repr(p) for p in allowed[:-1]) + f" or {allowed[-1]!r}"
+        why = ""
+        if padding == "EXPLICIT" and opname == "conv1d":  # TensorFlow's refuses it too
+            why = (
+                " (tf.nn.conv1d takes no explicit padding in TensorFlow either; pad the input "
+                "with pad(x, paddings) and use 'VALID')"
+            )
         raise ShapeError(
-            f"{opname}: padding must be {names} (capitals, as TensorFlow), got {padding!r}"
+            f"{opname}: padding must be {names} (capitals, as TensorFlow), got {padding!r}{why}"
         )
     if padding != "EXPLICIT":
         if explicit:
