@@ -583,6 +583,30 @@ class Suite:
         argv = [*self.gradcli, "explain", script, "--format", "json"]
         self.record(w, "gradcli explain FILE.py (whole process)", self.wall(argv, runs, ok=(0, 1)))
 
+    def runmode(self):
+        """Issue 28's cost: `explain --run` on a training step against `python script.py`
+        running the same step, whole processes (both import torch: the import is in both)."""
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            self.skip("run mode", "explain --run", "torch is not installed")
+            return
+        runs = 2 if self.quick else 5
+        for name, what in (("cnn_step.py", "small CNN step (batch 32)"),
+                           ("transformer_step.py", "transformer encoder block step")):  # fmt: skip
+            script = os.path.join(HERE, "torch_scripts", name)
+            w = f"run mode: {what}"
+            plain = [_peak([sys.executable, script], self.env("1")) for _ in range(runs)]
+            floor = statistics.median(r[0] for r in plain)
+            self.record(w, "python script.py (floor)", [r[0] for r in plain])
+            argv = [*self.gradcli, "explain", "--run", script, "--format", "json"]
+            runs_g = [_peak(argv, self.env("1"), ok=(0, 1)) for _ in range(runs)]
+            self.record(w, "gradcli explain --run", [r[0] for r in runs_g], floor=floor,
+                        note="target: <= 2x plus gradcli's start-up")  # fmt: skip
+            self.record(w, "python peak RSS", [r[1] / 2**20 for r in plain], unit="MiB")
+            self.record(w, "gradcli peak RSS", [r[1] / 2**20 for r in runs_g], unit="MiB",
+                        floor=statistics.median(r[1] for r in plain) / 2**20)  # fmt: skip
+
     def refusal(self):
         """An over-limit literal list: gradcli's refusal against PyYAML's C loader reading it."""
         n, limit = (400_000, 100_000) if self.quick else (4_000_000, 1_000_000)
@@ -890,12 +914,12 @@ def main(argv=None) -> int:
         "--only",
         metavar="NAMES",
         help="comma-separated: startup,chain,shapes,hessian,mlp,elementwise,contractions,"
-        "tensordot,conv,points,output,tfcode,keras,refusal,literal,signals",
+        "tensordot,conv,points,output,tfcode,keras,runmode,refusal,literal,signals",
     )
     args = parser.parse_args(argv)
     names = [
         "startup", "chain", "shapes", "hessian", "mlp", "elementwise", "contractions",
-        "tensordot", "conv", "points", "output", "tfcode", "keras", "refusal", "literal",
+        "tensordot", "conv", "points", "output", "tfcode", "keras", "runmode", "refusal", "literal",
         "signals",
     ]  # fmt: skip
     if args.only:

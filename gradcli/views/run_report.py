@@ -140,16 +140,36 @@ def _source(program, cause) -> str:
     return program.source(cause.line)
 
 
-def panel(program, pair, width=None):
-    """A Rich panel for a gradient that is not fine: its causes with their lines and fixes."""
+MAX_NAMED = 6  # gradients named in one panel's title before "and N more"
+
+
+def grouped(pairs) -> list[list]:
+    """Pairs with the same status and causes together (a layer's weight and bias, every
+    parameter behind one detach), in order of first appearance."""
+    groups: dict = {}
+    for pair in pairs:
+        key = (pair.status, tuple((c.kind, c.line, c.detail) for c in pair.causes))
+        groups.setdefault(key, []).append(pair)
+    return list(groups.values())
+
+
+def panel(program, pairs, width=None):
+    """A Rich panel for gradients that are not fine, sharing their causes: the causes with
+    their lines, source and fixes."""
     from rich.console import Group
     from rich.markup import escape
     from rich.panel import Panel
     from rich.text import Text
 
-    parts = [Text(pair.reason or pair.status, style="bold"), Text("")]
+    pair = pairs[0]
+    reason = pair.reason or pair.status
+    if len(pairs) > 1:
+        reason = reason.replace(pair.input, "them", 1) if pair.input in reason else reason
+    parts = [Text(reason, style="bold"), Text("")]
     parts += cause_lines(program, pair.causes)
-    heading = f"[bold]{escape(pair.input)}[/]: [yellow]{pair.status}[/]"
+    names = [p.input for p in pairs[:MAX_NAMED]]
+    more = f" and {len(pairs) - MAX_NAMED} more" if len(pairs) > MAX_NAMED else ""
+    heading = f"[bold]{escape(', '.join(names) + more)}[/]: [yellow]{pair.status}[/]"
     return Panel(
         Group(*parts), title=heading, title_align="left", border_style="yellow", width=width
     )
@@ -184,23 +204,23 @@ def print_explain(program, diagnosis, out) -> None:
     for call in program.calls:
         rule(out, title(call))
         pairs = [p for k, p in diagnosis.pairs if k == call.index]
-        for pair in pairs:
-            if not pair.ok:
-                out.print(panel(program, pair, block_width(out)))
+        for group in grouped([p for p in pairs if not p.ok]):
+            out.print(panel(program, group, block_width(out)))
         fine = [p.input for p in pairs if p.ok and p.status == "connected" and not p.causes]
         if fine:
             out.print(f"connected, finite: {', '.join(fine)}", markup=False, highlight=False)
-        for pair in pairs:
-            if pair.ok and pair.status != "connected":
-                why = "no optimizer steps it after this call" if pair.stepped is False else ""
-                out.print(
-                    f"{pair.input}: {pair.status}"
-                    + (f" ({why})" if why else "")
-                    + (f": {pair.reason}" if pair.reason and not why else ""),
-                    markup=False,
-                    highlight=False,
-                    style="dim",
-                )
+        for group in grouped([p for p in pairs if p.ok and p.status != "connected"]):
+            pair = group[0]
+            why = "no optimizer steps them after this call" if pair.stepped is False else ""
+            names = ", ".join(p.input for p in group)
+            out.print(
+                f"{names}: {pair.status}"
+                + (f" ({why})" if why else "")
+                + (f": {pair.reason.split(': ', 1)[-1]}" if pair.reason and not why else ""),
+                markup=False,
+                highlight=False,
+                style="dim",
+            )
         if not pairs:
             out.print("no tensor the script names gets a gradient from this call", markup=False)
         if call.error is not None:
