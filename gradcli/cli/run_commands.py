@@ -16,6 +16,24 @@ DEFAULT_CALLS = 2  # gradient calls reported by default (a GAN's step makes two)
 FRAMEWORKS = {"torch": "torch", "tensorflow": "tf", "keras": "tf"}
 
 
+class Seconds(click.ParamType):
+    """--timeout S: a finite number of seconds above 0."""
+
+    name = "S"
+
+    def convert(self, value, param, ctx):
+        """The seconds as a float, or click's usage error (exit 2)."""
+        import math
+
+        try:
+            number = value if isinstance(value, float) else float(str(value).strip())
+        except ValueError:
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return number
+
+
 class CallsType(click.ParamType):
     """--calls N (a positive count) or --calls all."""
 
@@ -36,12 +54,10 @@ class CallsType(click.ParamType):
 
 def run_options(f):
     """--run FILE, --calls, --seed, --timeout, and the script's own arguments after --."""
-    from gradcli.cli.options import FiniteFloat
-
     f = click.argument("script_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- ARGS]")(f)
     f = click.option(
         "--timeout",
-        type=FiniteFloat(0.0),
+        type=Seconds(),
         default=None,
         metavar="S",
         help="--run: stop the script after S seconds; report what ran.",
@@ -148,6 +164,8 @@ def read_run(run, spec, script_args, calls, seed, timeout):
     limit = DEFAULT_CALLS if calls is None else None if calls == "all" else calls
     program = capture(run, code, text, args, limit, timeout, seed)
     failure = program.facts.get("capture_failure")
+    if failure and _script_recursed(program, failure):
+        failure = None  # the script's own recursion ran out of stack inside the capture
     if failure:
         raise GradcliError(
             f"gradcli failed while capturing {run} ({failure}); this is a bug "
@@ -161,7 +179,41 @@ def read_run(run, spec, script_args, calls, seed, timeout):
             f"{run}: the script {how} without any gradient call (backward() or "
             "torch.autograd.grad), so there is nothing to report"
         )
-    return program, diagnose(program, torch_words)
+    diagnosis = diagnose(program, torch_words)
+    _shorten_messages(program)
+    return program, diagnosis
+
+
+def _script_recursed(program, failure: str) -> bool:
+    """The capture failed with RecursionError because the script recursed without end:
+    the script's own error (it raised RecursionError too), not gradcli's."""
+    error = program.error
+    return (
+        failure.startswith("RecursionError")
+        and error is not None
+        and (error.type == "RecursionError")
+    )
+
+
+MAX_MESSAGE = 2000  # characters of an error message reported (a script may raise 1 MB)
+
+
+def shorten(message: str) -> str:
+    """An error message as one line of at most MAX_MESSAGE characters."""
+    line = " ".join(str(message).split())
+    if len(line) > MAX_MESSAGE:
+        line = f"{line[: MAX_MESSAGE - 40]}... ({len(line):,} characters in all)"
+    return line
+
+
+def _shorten_messages(program) -> None:
+    """The script's error and the gradient calls' errors as one short line each (after the
+    diagnosis, which reads them whole)."""
+    if program.error is not None:
+        program.error.message = shorten(program.error.message)
+    for call in program.calls:
+        if call.error is not None and "message" in call.error:
+            call.error["message"] = shorten(call.error["message"])
 
 
 def read_tf_run(run, code, text, args, calls, seed, timeout):
