@@ -52,16 +52,23 @@ class GradientCalls:
             torch.autograd.grad: GRAD,
         }
         self.errors: dict[int, int] = {}  # id(exception) -> call index
+        self.original_backward = torch.Tensor.backward
 
     def kind_of(self, func) -> str | None:
-        """'backward' or 'grad' for a gradient function, None for anything else."""
+        """'backward' or 'grad' for a gradient function, None for anything else; a script
+        that replaced Tensor.backward with its own wrapper hands the mode that wrapper."""
         try:
-            return self.funcs.get(func)
+            kind = self.funcs.get(func)
         except TypeError:
             return None
+        if kind is None and func is torch.Tensor.backward:
+            return "patched"
+        return kind
 
     def run(self, kind: str, func, args, kwargs):
         """Make the gradient call the script asked for, recording what it did."""
+        if kind == "patched":  # the wrapper already runs: make the call it wraps, once
+            kind, func = BACKWARD, self.original_backward
         rec = self.rec
         roots = tensors_in(args[0] if args else kwargs.get("tensors", kwargs.get("outputs")), [], 2)
         if not roots or any(_is_fake(t) for t in roots) or rec.failure is not None:
@@ -79,7 +86,7 @@ class GradientCalls:
         try:
             result = func(*args, **kwargs)
         except BaseException as exc:
-            if not isinstance(exc, StopScript):
+            if isinstance(exc, Exception):  # not SystemExit, Ctrl-C or a stop: PyTorch's
                 call.error = {"type": type(exc).__name__, "message": str(exc), "line": call.line}
                 self.errors[id(exc)] = call.index
             self._end(call, hooks, targets, reached, None)

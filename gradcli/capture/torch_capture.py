@@ -23,6 +23,8 @@ NODE_KEY = "gradcli.op"  # the operation index written into a gradient node's me
 MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
 MAX_SCAN = 256  # items of a list looked into for tensors
 MAX_STACK = 8  # user frames kept per operation
+# a script's own TorchFunctionMode/TorchDispatchMode: its handler is not where ops are
+MODE_HOOKS = frozenset(("__torch_function__", "__torch_dispatch__"))
 
 
 def _roots() -> tuple[str, ...]:
@@ -57,7 +59,7 @@ class UserFiles:
     def where(self, frame) -> tuple[str | None, int | None]:
         """(file, line) of the innermost user frame at or outside `frame`."""
         while frame is not None:
-            if self(frame.f_code.co_filename):
+            if self(frame.f_code.co_filename) and frame.f_code.co_name not in MODE_HOOKS:
                 return frame.f_code.co_filename, frame.f_lineno
             frame = frame.f_back
         return None, None
@@ -68,14 +70,16 @@ class UserFiles:
         out = []
         while frame is not None and len(out) < MAX_STACK:
             code = frame.f_code
-            if self(code.co_filename):
+            if self(code.co_filename) and code.co_name not in MODE_HOOKS:
                 out.append((code.co_filename, frame.f_lineno, code.co_name))
             frame = frame.f_back
         return tuple(out)
 
     def frame(self, frame):
         """The innermost user frame at or outside `frame`."""
-        while frame is not None and not self(frame.f_code.co_filename):
+        while frame is not None and (
+            not self(frame.f_code.co_filename) or frame.f_code.co_name in MODE_HOOKS
+        ):
             frame = frame.f_back
         return frame
 

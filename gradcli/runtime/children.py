@@ -29,6 +29,10 @@ import signal
 import sys
 import time
 
+# the process's own exit, taken at import: `--run` replaces os._exit while a script runs (so
+# that the script's os._exit ends only the script), and a signal must still end gradcli
+_EXIT = os._exit
+
 SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 WORDS = {"SIGINT": "interrupted", "SIGTERM": "terminated (SIGTERM)", "SIGHUP": "hung up (SIGHUP)"}
 DEBUG = "GRADCLI_DEBUG_PROCESSES"
@@ -123,7 +127,7 @@ def _stop(signum: int) -> None:
     line = f"gradcli: error: {WORDS.get(_handled.get(signum, ''), 'stopped by a signal')}\n"
     with contextlib.suppress(OSError):
         os.write(2, line.encode())
-    os._exit(128 + signum)
+    _EXIT(128 + signum)
 
 
 def kill_all() -> None:
@@ -167,14 +171,14 @@ def die_with_parent(parent: int) -> None:
     """In a process gradcli started: end when `parent` ends (it may have already)."""
     if sys.platform.startswith("linux") and _death_signal():
         if os.getppid() != parent:  # the parent died before the death signal was set
-            os._exit(1)
+            _EXIT(1)
         return
     import threading
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.05)
-        os._exit(1)
+        _EXIT(1)
 
     watcher = threading.Thread(target=watch, name="gradcli-parent")
     watcher.daemon = True
