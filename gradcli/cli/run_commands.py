@@ -153,10 +153,9 @@ def read_run(run, spec, script_args, calls, seed, timeout):
     code, text = compile_script(run)
     if "tf" in imported and "torch" not in imported:
         return read_tf_run(run, code, text, args, calls, seed, timeout)
-    try:
-        import torch  # noqa: F401  (the user asked for the run: the framework is needed now)
-    except ImportError as exc:
-        raise GradcliError(f"--run needs PyTorch in this Python environment ({exc})") from None
+    from gradcli.capture.frameworks import require
+
+    require("torch", "PyTorch", " (pip install torch)")
     from gradcli.capture import torch_words
     from gradcli.capture.diagnosis import diagnose
     from gradcli.capture.torch_run import capture
@@ -218,13 +217,10 @@ def _shorten_messages(program) -> None:
 
 def read_tf_run(run, code, text, args, calls, seed, timeout):
     """The TensorFlow edge of read_run: (program, diagnosis) of a TensorFlow/Keras script."""
-    try:
-        import tensorflow  # noqa: F401  (the user asked for the run: the framework is needed now)
-    except ImportError as exc:
-        raise GradcliError(
-            f"--run needs TensorFlow in this Python environment for {run} ({exc}); "
-            f"without --run, gradcli reads it without running it: gradcli explain {run}"
-        ) from None
+    from gradcli.capture.frameworks import require
+
+    require("tensorflow", "TensorFlow", f" for {run}; without --run, gradcli reads it "
+            f"without running it: gradcli explain {run}")  # fmt: skip
     from gradcli.capture import tf_words
     from gradcli.capture.diagnosis import diagnose
     from gradcli.capture.tf_run import capture, reworded
