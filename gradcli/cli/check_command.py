@@ -13,11 +13,12 @@ from gradcli.cli.options import (
     TABLE_OR_JSON,
     TOLERANCE,
     WEIGHTS,
+    epilog,
     spec_options,
 )
 
 
-@click.command("check")
+@click.command("check", epilog=epilog("check"))
 @spec_options
 @click.option(
     "--method",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import LANG, SAVE, TABLE_JSON_PLAIN, spec_options
+from gradcli.cli.options import LANG, SAVE, TABLE_JSON_PLAIN, epilog, spec_options
 from gradcli.runtime.errors import GradcliError
 
 MAX_ORDER = 4  # core.derivative.MAX_ORDER (not imported: the CLI starts without the core)
@@ -38,7 +38,7 @@ def sequence_names(wrt, order: int | None) -> tuple[list[str] | None, int]:
     return names, len(names)
 
 
-@click.command("derivative")
+@click.command("derivative", epilog=epilog("derivative"))
 @spec_options
 @click.option(
     "--order",

@@ -15,6 +15,7 @@ from gradcli.cli.options import (
     SYMBOLIC,
     TABLE_JSON_PLAIN,
     WEIGHTS,
+    epilog,
     spec_options,
 )
 from gradcli.cli.run_commands import run_options
@@ -24,7 +25,7 @@ from gradcli.cli.run_commands import run_options
 EVAL_FD_ELEMENTS = 32
 
 
-@click.command("eval")
+@click.command("eval", epilog=epilog("eval"))
 @spec_options
 @TABLE_JSON_PLAIN
 @click.option(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import CALL, LANG, TABLE_OR_JSON, WEIGHTS, spec_options
+from gradcli.cli.options import CALL, LANG, TABLE_OR_JSON, WEIGHTS, epilog, spec_options
 from gradcli.cli.run_commands import run_options
 
 
-@click.command("explain")
+@click.command("explain", epilog=epilog("explain"))
 @spec_options
 @click.option(
     "--output",

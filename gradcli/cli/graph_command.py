@@ -7,12 +7,12 @@ import sys
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.cli.options import CALL, LANG, WEIGHTS, format_option, spec_options
+from gradcli.cli.options import CALL, LANG, WEIGHTS, epilog, format_option, spec_options
 from gradcli.cli.run_commands import run_options
 from gradcli.runtime.errors import GradcliError
 
 
-@click.command("graph")
+@click.command("graph", epilog=epilog("graph"))
 @spec_options
 @click.option("--grad", is_flag=True, help="Add the gradient nodes built for the targets.")
 @format_option(["tree", "dot", "mermaid", "json"], "tree", "Output format (default: tree).")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from gradcli.cli.options import CALL, LANG, SAVE, TABLE_JSON_PLAIN, WEIGHTS, spec_options
+from gradcli.cli.options import CALL, LANG, SAVE, TABLE_JSON_PLAIN, WEIGHTS, epilog, spec_options
 
 
-@click.command("jacobian")
+@click.command("jacobian", epilog=epilog("jacobian"))
 @spec_options
 @TABLE_JSON_PLAIN
 @SAVE

@@ -23,7 +23,7 @@ from gradcli.cli.explain_command import explain_command
 from gradcli.cli.graph_command import graph_command
 from gradcli.cli.hessian_command import hessian_command
 from gradcli.cli.jacobian_command import jacobian_command
-from gradcli.cli.options import limit_options
+from gradcli.cli.options import epilog, limit_options
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError
 
@@ -135,14 +135,19 @@ def main(argv=None) -> None:
     cli.main(argv, prog_name="gradcli")
 
 
-@click.group(cls=GradcliGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=GradcliGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=epilog("gradcli"),
+)
 @click.version_option(__version__, prog_name="gradcli")
 @limit_options
 def cli(**overrides):
     """Gradients with TensorFlow's semantics, and why they are None or zero.
 
-    SPEC is a YAML file ('-' reads standard input); see specs/README.md.
-    Exit status: 0 ok, 1 finding, 2 bad input, 70 internal error, 130 interrupted.
+    SPEC is a YAML file ('-' reads standard input; docs/spec-format.md), FILE.py a
+    TensorFlow program, and --run FILE.py a PyTorch or TensorFlow script to run.
+    Exit status: 0 ok, 1 finding, 2 bad input, 70 internal error, 128 + n signal n.
     """
     for name, value in overrides.items():
         if value is not None:

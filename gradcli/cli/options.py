@@ -38,6 +38,29 @@ class FiniteFloat(click.ParamType):
 TOLERANCE = FiniteFloat(0.0)
 
 
+# each command's most common invocation and the page that says more (--help's last lines)
+EPILOG = {
+    "eval": ("gradcli eval specs/quadratic.yaml", "commands.md#gradcli-eval"),
+    "explain": ("gradcli explain --run train.py", "explain.md"),
+    "check": ("gradcli check specs/mlp.yaml", "commands.md#gradcli-check"),
+    "graph": ("gradcli graph specs/stop_gradient.yaml --grad",
+              "commands.md#gradcli-graph-gradcli-jacobian-gradcli-hessian"),
+    "jacobian": ("gradcli jacobian specs/mlp.yaml",
+                 "commands.md#gradcli-graph-gradcli-jacobian-gradcli-hessian"),
+    "hessian": ("gradcli hessian specs/quadratic.yaml",
+                "commands.md#gradcli-graph-gradcli-jacobian-gradcli-hessian"),
+    "derivative": ("gradcli derivative -e 'sin(x)' --at x=1 --order 3",
+                   "commands.md#gradcli-derivative"),
+    "gradcli": ("gradcli explain specs/stop_gradient.yaml", "README.md"),
+}  # fmt: skip
+
+
+def epilog(command: str) -> str:
+    """The last lines of a command's --help: one example, and the docs page for more."""
+    example, page = EPILOG[command]
+    return f"\b\nExample: {example}\nMore: docs/{page}"
+
+
 def spec_options(f):
     """SPEC or -e, --at, --wrt, --unconnected: how every command is told what to compute."""
     f = click.option(

@@ -250,3 +250,21 @@ def test_a_float64_input_through_float32_ops_is_checked_with_float32_tolerances(
                    "--at", "x=[1.1, 2.7, 3.3]")  # fmt: skip
     x = doc["inputs"]["x"]
     assert (x["rtol"], x["atol"]) == (1e-4, 1e-6) and x["ok"]
+
+
+def test_every_help_ends_with_an_example_and_the_page_to_read():
+    """gradcli --help and each command's --help: the common invocation, then the docs page
+    (which exists: the link is checked by the docs' link test as well)."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from gradcli.cli.main import cli
+
+    root = Path(__file__).resolve().parents[2]
+    for args in ([], *[[name] for name in cli.commands]):
+        text = CliRunner().invoke(cli, [*args, "--help"]).output.rstrip().splitlines()
+        example, more = text[-2].strip(), text[-1].strip()
+        assert example.startswith("Example: gradcli "), (args, example)
+        page = more.removeprefix("More: ").split("#")[0]
+        assert more.startswith("More: docs/") and (root / page).is_file(), (args, more)
