@@ -148,6 +148,16 @@ def _patch_gradients(stack: ExitStack, calls: GradientCalls) -> None:
         stack.callback(setattr, owner, "gradients", original)
 
 
+# the run mode's kinds as the static TensorFlow reader names them, so that a script's JSON
+# does not depend on the way it was read (docs/reading-code.md)
+STATIC_KINDS = {
+    "detach": "stop_gradient",
+    "leaves_autograd": "leaves_tape",
+    "requires_grad_false": "not_watched",
+    "no_grad": "outside_tape",
+}
+
+
 def reworded(diagnosis):
     """The diagnosis with its PyTorch-worded details said the TensorFlow way."""
     from gradcli.capture.tf_words import reword
@@ -157,6 +167,7 @@ def reworded(diagnosis):
     causes += list(diagnosis.error_causes)
     for cause in causes:
         cause.detail = reword(cause.detail)
+        cause.kind = STATIC_KINDS.get(cause.kind, cause.kind)
     program = diagnosis.doctor.program if diagnosis.doctor is not None else None
     for k, pair in diagnosis.pairs:
         _integer_source(program, k, pair)
@@ -174,7 +185,8 @@ def _integer_source(program, k: int, pair) -> None:
     from gradcli.capture.tf_words import FIXES
     from gradcli.explain.report import CauseKind as K
 
-    if program is None or not pair.causes or pair.causes[0].kind != str(K.REQUIRES_GRAD_FALSE):
+    watched = (str(K.REQUIRES_GRAD_FALSE), STATIC_KINDS["requires_grad_false"])
+    if program is None or not pair.causes or pair.causes[0].kind not in watched:
         return
     g = next((g for g in program.calls[k].gradients if g.name == pair.input), None)
     if g is None or g.dtype not in INTEGER_DTYPES:

@@ -22,12 +22,12 @@ tf = pytest.importorskip("tensorflow", reason="the TensorFlow run mode needs Ten
 DATA = Path(__file__).resolve().parent.parent / "data"
 RUN = DATA / "tf_run"
 CODE = DATA / "tf_code"
-# the static reader's cause kinds and the run mode's words for them
+# the static reader's cause kinds and the run mode's: the same words both ways
 KINDS = {
-    "stop_gradient": "detach",
-    "leaves_tape": "leaves_autograd",
-    "not_watched": "requires_grad_false",
-    "outside_tape": "no_grad",
+    "stop_gradient": "stop_gradient",
+    "leaves_tape": "leaves_tape",
+    "not_watched": "not_watched",
+    "outside_tape": "outside_tape",
     "integer": "integer",
     "non_differentiable": "non_differentiable",
     "no_path": "no_path",
@@ -68,7 +68,7 @@ def test_stop_gradient_is_detach_at_its_line():
     _, _, doc = run(RUN / "stop_gradient.py")
     assert doc["framework"] == "tf"
     assert doc["calls"][0]["kind"] == "gradient" and doc["calls"][0]["line"] == 12
-    assert first_cause(doc, 0, "w") == ("unconnected", ("detach", 9))
+    assert first_cause(doc, 0, "w") == ("unconnected", ("stop_gradient", 9))
     assert first_cause(doc, 0, "b") == ("connected", None)
     w, b, x = tf.Variable([1.0, 2.0]), tf.Variable(0.5), tf.constant([3.0, -1.0])
     with tf.GradientTape() as tape:
@@ -83,7 +83,7 @@ def test_numpy_round_trip_leaves_at_numpy():
     p = pairs_of(doc, 0)["w"]
     assert p["status"] == "unconnected"
     kinds = [(c["kind"], c["line"]) for c in p["causes"]]
-    assert kinds[0] == ("leaves_autograd", 9)
+    assert kinds[0] == ("leaves_tape", 9)
     assert ("rewrapped", 10) in kinds and all(line != 11 for _, line in kinds)
     assert values(doc, 0) == [None]
 
@@ -92,7 +92,7 @@ def test_variable_replaced_by_a_tensor():
     _, _, doc = run(RUN / "variable_replaced.py")
     assert [c["line"] for c in doc["calls"]] == [10, 10]
     assert first_cause(doc, 0, "w") == ("connected", None)
-    assert first_cause(doc, 1, "w") == ("unconnected", ("requires_grad_false", 14))
+    assert first_cause(doc, 1, "w") == ("unconnected", ("not_watched", 14))
     assert "tape.watch" in pairs_of(doc, 1)["w"]["causes"][0]["fix"]
     w, x = tf.Variable([1.0, -2.0]), tf.constant([0.5, 3.0])
     with tf.GradientTape() as tape:
@@ -104,7 +104,7 @@ def test_variable_replaced_by_a_tensor():
 def test_unwatched_constant_at_its_line():
     _, _, doc = run(RUN / "unwatched_constant.py")
     status, cause = first_cause(doc, 0, "x")
-    assert (status, cause) == ("unconnected", ("requires_grad_false", 3))
+    assert (status, cause) == ("unconnected", ("not_watched", 3))
     assert "not watched" in pairs_of(doc, 0)["x"]["causes"][0]["detail"]
     x, w = tf.constant([1.0, 2.0, 3.0]), tf.Variable(2.0)
     with tf.GradientTape() as tape:
@@ -141,7 +141,7 @@ def test_keras_fit_lambda_cause_at_the_lambda():
     assert re.search(r"\[0\] sequential(_\d+)?/dense(_\d+)?/kernel", call["notes"][0])
     for i in (0, 1):
         status, cause = first_cause(doc, 0, f"model.trainable_variables[{i}]")
-        assert (status, cause) == ("unconnected", ("detach", 8))
+        assert (status, cause) == ("unconnected", ("stop_gradient", 8))
     assert first_cause(doc, 0, "model.trainable_variables[2]") == ("connected", None)
 
 
@@ -174,7 +174,7 @@ def test_gan_two_tapes():
     _, _, doc = run(RUN / "gan_two_tapes.py")
     assert [c["line"] for c in doc["calls"]] == [15, 16]
     assert [c["target"] for c in doc["calls"]] == ["gen_loss", "disc_loss"]
-    assert first_cause(doc, 0, "g_w") == ("unconnected", ("detach", 11))
+    assert first_cause(doc, 0, "g_w") == ("unconnected", ("stop_gradient", 11))
     assert first_cause(doc, 1, "d_w") == ("connected", None)
     g_w = tf.Variable([[0.5, -0.3], [0.2, 0.8]])
     d_w = tf.Variable([[1.0], [-0.5]])
