@@ -110,3 +110,12 @@ def test_every_page_is_linked_from_the_index_and_links_back():
             assert links(page), f"{name(page)} links nowhere"
     readme = {(ROOT / t.partition("#")[0]).resolve() for _, t in links(ROOT / "README.md")}
     assert index.resolve() in readme
+
+
+def test_every_cause_kind_is_documented():
+    """Each `causes[].kind` scripts can match on has its place in the docs."""
+    from gradcli.explain.report import CauseKind
+
+    text = (ROOT / "docs" / "explain.md").read_text() + (ROOT / "docs" / "pytorch.md").read_text()
+    missing = [k.value for k in CauseKind if f"`{k.value}`" not in text]
+    assert not missing, missing
