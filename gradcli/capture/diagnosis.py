@@ -155,6 +155,8 @@ class Doctor:
         cause.extra = {"fix": self.words.FIXES.get(str(kind)), **extra}
         if location:
             cause.extra["file"] = location
+        if op is not None and op.module is not None and op.module in self.program.modules:
+            cause.extra["module"] = self.program.modules[op.module]  # where it ran: model.fc1
         return cause
 
     # --- one gradient ----------------------------------------------------------------

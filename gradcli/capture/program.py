@@ -162,6 +162,7 @@ class Captured:
     calls: list[GradientCall] = field(default_factory=list)
     optimizers: list[Optimizer] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)  # value id -> the script's name
+    modules: dict[int, str] = field(default_factory=dict)  # module id -> its path (model.fc1)
     registered: dict[int, str] = field(default_factory=dict)  # findings: id -> detail
     error: ProgramError | None = None
     stopped: str | None = None  # why the script was stopped early ("calls", "timeout")

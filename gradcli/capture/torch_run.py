@@ -59,6 +59,7 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
         )
     if rec.failure is not None:
         program.facts["capture_failure"] = f"{type(rec.failure).__name__}: {rec.failure}"
+    program.modules = module_names(rec, namespace)
     try:
         program.registered = unregistered(rec, namespace)
         if program.error is not None and "empty parameter list" in program.error.message:
@@ -66,6 +67,21 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
     except Exception as exc:  # a module whose attributes cannot be read: nothing to say
         program.facts["registry_failure"] = f"{type(exc).__name__}: {exc}"
     return program
+
+
+def module_names(rec: Recorder, namespace: dict | None) -> dict[int, str]:
+    """The capture's module ids -> the script's names for them (model.encoder.fc1)."""
+    by_object: dict[int, str] = {}
+    for name, obj in (namespace or {}).items():
+        if isinstance(obj, torch.nn.Module) and not name.startswith("_"):
+            for path, sub in obj.named_modules():
+                by_object.setdefault(id(sub), f"{name}.{path}" if path else name)
+    names = {}
+    for mid, ref in rec.module_refs.items():
+        module = ref()
+        if module is not None and id(module) in by_object:
+            names[mid] = by_object[id(module)]
+    return names
 
 
 def _keep_global_state(stack: ExitStack) -> None:

@@ -185,7 +185,8 @@ def cause_lines(program, causes) -> list:
         where = f" at line {cause.line}" if cause.line is not None else ""
         item.append(f"{cause.kind}{where}", style="bold")
         times = cause.extra.get("times")
-        item.append((f" ({times} times)" if times else "") + f": {cause.detail}")
+        module = f" (in {cause.extra['module']})" if cause.extra.get("module") else ""
+        item.append((f" ({times} times)" if times else "") + f"{module}: {cause.detail}")
         parts.append(item)
         text = _source(program, cause)
         if text:

@@ -196,3 +196,37 @@ def test_spec_commands_never_import_torch(tmp_path):
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_a_cause_inside_a_modules_forward_names_the_module(tmp_path):
+    source = """\
+    import torch
+    import torch.nn as nn
+
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.fc(x).detach()
+
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = Encoder()
+            self.head = nn.Linear(3, 1)
+
+        def forward(self, x):
+            return self.head(self.enc(x))
+
+
+    model = Model()
+    model(torch.ones(2, 3)).sum().backward()
+    """
+    r = gradcli(tmp_path, source, "explain", "--run", "train.py", "--format", "json")
+    pairs = {p["input"]: p for p in json.loads(r.stdout)["pairs"]}
+    (cause,) = pairs["model.enc.fc.weight"]["causes"]
+    assert (cause["kind"], cause["line"], cause["module"]) == ("detach", 11, "model.enc")
