@@ -363,7 +363,6 @@ def _interpreter_state():
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
     sys.setrecursionlimit(saved_limit + depth + 100)
-    _larger_stack()
     modules = dict(sys.modules)
     try:
         yield
@@ -380,10 +379,15 @@ def _interpreter_state():
 STACK = 1 << 30  # bytes of C stack allowed to the main thread (soft limit)
 
 
-def _larger_stack() -> None:
-    """Raise the soft stack limit: PyTorch frees an autograd graph whose nodes Python has
-    seen (a capture sees every one) recursively, and a chain of ~50,000 operations
-    overflows the default 8 MB stack (a segmentation fault) once the graph is dropped."""
+@contextmanager
+def larger_stack():
+    """The soft stack limit raised while the script and its graphs live: PyTorch frees an
+    autograd graph whose nodes Python has seen (a capture sees every one) recursively, and
+    a chain of ~50,000 operations overflows the default 8 MB stack (a segmentation fault)
+    when the graph is dropped. Put back afterwards: processes started later would inherit
+    it, and glibc sizes their threads' stacks by it (1 GiB each, which an address-space
+    limit refuses). The caller drops the script's objects inside this block."""
+    saved = None
     with suppress(Exception):
         import resource
 
@@ -391,6 +395,15 @@ def _larger_stack() -> None:
         want = STACK if hard == resource.RLIM_INFINITY else min(STACK, hard)
         if soft != resource.RLIM_INFINITY and soft < want:
             resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+            saved = (soft, hard)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            with suppress(Exception):
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_STACK, saved)
 
 
 def _join_threads(before: set) -> None:

@@ -3,6 +3,7 @@ what the script's end (or its error, or a stop) leaves to read."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import weakref
 from contextlib import ExitStack
@@ -35,17 +36,29 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
     gradient_calls = GradientCalls(rec, calls)
     if seed is not None:
         seed_all(seed)
-    with ExitStack() as stack:
-        _keep_global_state(stack)
-        _install(stack, rec)
-        stack.enter_context(CaptureMode(rec, gradient_calls))
-        outcome = script.run(code, code.co_filename, list(args), timeout)
-        namespace = outcome.namespace
+    with script.larger_stack():
+        with ExitStack() as stack:
+            _keep_global_state(stack)
+            _install(stack, rec)
+            stack.enter_context(CaptureMode(rec, gradient_calls))
+            outcome = script.run(code, code.co_filename, list(args), timeout)
+        _read_end(program, rec, gradient_calls, outcome)
+        # the script's objects (and the graphs they hold) go now, with the larger stack
+        if outcome.namespace is not None:
+            outcome.namespace.clear()
+        outcome.exception = outcome.namespace = None
+        gc.collect()
+    return program
+
+
+def _read_end(program: Captured, rec: Recorder, gradient_calls, outcome) -> None:
+    """How the script ended, and what its namespace shows (module names, unregistered)."""
+    namespace = outcome.namespace
     program.stopped = outcome.stopped
     program.exit_code = outcome.exit_code
     if outcome.exception is not None:
         exc = outcome.exception
-        frames = script.script_frames(exc.__traceback__, files)
+        frames = script.script_frames(exc.__traceback__, rec.files)
         file, line, function = frames[0] if frames else (None, None, None)
         program.error = ProgramError(
             type(exc).__name__,
@@ -66,7 +79,6 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
             program.facts["layers_in_forward"] = layers_in_forward(namespace)
     except Exception as exc:  # a module whose attributes cannot be read: nothing to say
         program.facts["registry_failure"] = f"{type(exc).__name__}: {exc}"
-    return program
 
 
 def module_names(rec: Recorder, namespace: dict | None) -> dict[int, str]:
