@@ -30,6 +30,11 @@ MAX_CAUSES = 10  # distinct culprit lines listed per gradient
 
 # causes about what happened to a gradient after its call: findings whatever the status
 AFTER_CALL = frozenset((K.ZERO_GRAD_MISUSE, K.NOT_IN_OPTIMIZER, K.NOT_REGISTERED))
+# operations that compute from a value (a .grad read or write, a requires_grad switch, an
+# initialiser writing into it do not)
+USES = frozenset(
+    (OpKind.COMPUTE, OpKind.CUSTOM, OpKind.EXIT, OpKind.DETACH, OpKind.CAST_INT, OpKind.REWRAP)
+)
 
 
 class RunPair(Pair):
@@ -406,8 +411,23 @@ class Doctor:
         )
 
     def no_path(self, x, v, data_ops, end, call) -> Cause:
-        """The output does not use x: where x was last used, if anywhere."""
-        used = [o for o in sorted(data_ops) if o < end]
+        """The output does not use x: the line that dropped what was computed from it (the
+        first line, in the frame of the gradient call, that uses the other results of the
+        same call site but not this one), else where it was last used, if anywhere."""
+        ops = self.program.ops
+        used = [o for o in sorted(data_ops) if o < end and ops[o].kind in USES]
+        dropped = self._dropped(used, end, call)
+        if dropped is not None:
+            op, site = dropped
+            return self.cause(
+                K.NO_PATH,
+                None,
+                f"{call.root_names[0] or 'the output'} does not use {self.name(x)}: line "
+                f"{site} computes from it, and this line uses that call's other results but "
+                "not the one computed from it",
+                line=self.line_in(op, call.file, call.function),
+                made_line=site,
+            )
         if not used:
             return self.cause(
                 K.NO_PATH,
@@ -417,7 +437,7 @@ class Doctor:
                 f"(made at line {v.line})",
                 line=v.line,
             )
-        last = self.program.ops[used[-1]]
+        last = ops[used[-1]]
         return self.cause(
             K.NO_PATH,
             last,
@@ -425,6 +445,30 @@ class Doctor:
             f"use {self.name(x)}: its last use is {last.name} here, and "
             "nothing computed from it reaches the output",
         )
+
+    def _dropped(self, used: list[int], end: int, call: GradientCall):
+        """(operation, call-site line) where results of one call site (a model returning
+        several outputs) go on toward the output while x's result is left unused."""
+        if not used:
+            return None
+        ops = self.program.ops
+        last = ops[used[-1]]
+        site = self.line_in(last, call.file, call.function)
+        if site is None or (site == last.line and not last.extra.get("stack")):
+            return None
+        left = set(last.outputs)
+        _, root_ops = self.flow.backward(call.roots, end)
+        siblings = set()
+        for o in range(last.index - 1, -1, -1):  # the other results made at the same site
+            if self.line_in(ops[o], call.file, call.function) != site:
+                break
+            siblings.update(w for w in ops[o].outputs if w not in left)
+        for o in range(last.index + 1, end):
+            op = ops[o]
+            takes = siblings & set(op.inputs) and not left & set(op.inputs)
+            if o in root_ops and takes and self.line_in(op, call.file, call.function) != site:
+                return op, site
+        return None
 
     # --- zeros, NaN and None, from the call's gradient graph ---------------------------
     def toward(self, call: GradientCall, x: int) -> tuple[set[int], set[int]]:

@@ -14,6 +14,7 @@ from collections import defaultdict
 from gradcli.capture.program import Captured, Operation, OpKind
 
 CARRIERS = (OpKind.COMPUTE, OpKind.INPLACE, OpKind.CUSTOM)
+NOT_DATA = (OpKind.READ_GRAD, OpKind.SET_GRAD, OpKind.GRAD_MODE)
 
 
 class FlowGraph:
@@ -24,6 +25,8 @@ class FlowGraph:
         self.consumers: dict[int, list[int]] = defaultdict(list)
         self.rewraps: dict[int, list[int]] = defaultdict(list)  # exit op -> rewrap ops
         for op in program.ops:
+            if op.kind in NOT_DATA:  # a .grad read or write: no data flows from the value
+                continue
             for v in dict.fromkeys(op.inputs):
                 self.consumers[v].append(op.index)
             for e in op.exits:

@@ -39,8 +39,6 @@ ALSO = {
 }
 # what gradcli does not answer as the thread does yet (strict: a fix makes them pass)
 KNOWN_MISSES = {
-    "no_path_reid_unused_fc.py": "names where fc was made, not the forward that skips it",
-    "no_path_vip_unused_heads.py": "names the heads' last use, not the loss that drops them",
     "requires_grad_false_customized_linear_mask.py": "a TypeError from a None .grad",
     "requires_grad_false_vanillagrad_input.py": "names where x was made, not the call site",
     "rewrapped_tensor_of_params.py": "the legacy torch.Tensor([...]) constructor is not seen",
