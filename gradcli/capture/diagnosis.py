@@ -530,6 +530,16 @@ class Doctor:
         for i, count in self._births(call, g.value_id, more_zeros):
             op = self._node_op(call, i)
             role = op.extra.get("role") if op is not None else None
+            if role == "padding":
+                idx = op.extra.get("padding_idx")
+                detail = (
+                    f"{op.name} is given padding_idx={idx}: row {idx} of its weight never "
+                    "gets a gradient (it stays as it is); the layer is made here"
+                )
+                at = op.extra.get("defined_line") or op.line
+                causes.append(self.cause(K.MASK, None, detail, elements=count, line=at,
+                                         use_line=op.line))  # fmt: skip
+                continue
             kind = ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)
             name = op.name if op is not None else "an operation"
             detail = (

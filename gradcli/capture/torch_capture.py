@@ -116,6 +116,8 @@ class Recorder:
         self.busy = 0  # > 0 while the capture itself calls torch outside the mode's handler
         self.stack: tuple = ()  # the user frames of the operation being recorded
         self.optimizers: list = []  # (weakref to the optimizer, its Optimizer record)
+        self.module_lines: dict[int, int | None] = {}  # id(module) -> the line that made it
+        self.module_objects: list = []  # the forward stack's modules (weak), innermost last
 
     def optimizer_params(self) -> set[int]:
         """id() of every tensor some live optimizer holds."""
@@ -204,6 +206,12 @@ class Recorder:
         role = ROLE_OF.get(d.base)
         if role is not None:
             extra["role"] = role
+        padding = kwargs.get("padding_idx", args[2] if len(args) > 2 else None)
+        if d.base == "embedding" and isinstance(padding, int) and not isinstance(padding, bool):
+            extra["role"] = "padding"  # padding_idx: that row never gets a gradient
+            extra["padding_idx"] = padding
+            module = self.module_objects[-1]() if self.module_objects else None
+            extra["defined_line"] = self.module_lines.get(id(module))
         out_ids = []
         given = {id(t) for t in inputs}
         records = False

@@ -113,10 +113,12 @@ def _install(stack: ExitStack, rec: Recorder) -> None:
 
     def pre(module, args):
         rec.modules.append(rec.module_id(module))
+        rec.module_objects.append(weakref.ref(module))
 
     def post(module, args, output):
         if rec.modules:
             rec.modules.pop()
+            rec.module_objects.pop()
 
     stack.callback(nn_module.register_module_forward_pre_hook(pre).remove)
     stack.callback(nn_module.register_module_forward_hook(post, always_call=True).remove)
@@ -139,6 +141,15 @@ def _install(stack: ExitStack, rec: Recorder) -> None:
 
     optim.Optimizer.__init__ = init
     stack.callback(setattr, optim.Optimizer, "__init__", original_init)
+    module_init = torch.nn.Module.__init__
+
+    def made(self, *args, **kwargs):
+        if id(self) not in rec.module_lines:  # the line that made the layer (nn.Embedding(...))
+            rec.module_lines[id(self)] = rec.files.where(sys._getframe(1))[1]
+        module_init(self, *args, **kwargs)
+
+    torch.nn.Module.__init__ = made
+    stack.callback(setattr, torch.nn.Module, "__init__", module_init)
     function = torch.autograd.function.Function
     original_apply = function.__dict__["apply"]
 

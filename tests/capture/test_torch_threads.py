@@ -44,8 +44,6 @@ KNOWN_MISSES = {
     "rewrapped_tensor_of_params.py": "the legacy torch.Tensor([...]) constructor is not seen",
     "zero_dead_relu_population_output.py": "names the ReLU, not the initialisation",
     "zero_grad_set_to_none_alpha_accumulate.py": "reads a TypeError on a None .grad",
-    "zero_mask_embedding_padding_idx_init.py": "padding_idx is set where the layer is made",
-    "zero_mask_tucker_padding_idx.py": "padding_idx is set where the layer is made",
 }
 
 
@@ -148,7 +146,9 @@ def test_explain_names_the_threads_culprit(entry):
         lines.add(ALSO[entry["file"]][0])
     found = causes_of(doc)
     assert any(k in kinds and line in lines for k, line in found), found
-    assert code == 1
+    # a masked row (padding_idx) leaves the gradient partly zero: reported, exit 0 as
+    # documented (docs/pytorch.md, exit status); every other kind is a finding
+    assert code == (0 if entry["kind"] == "zero_mask" else 1)
 
 
 @pytest.mark.slow
