@@ -12,9 +12,7 @@ input), so FlowGraph.carries() means "a tape records a gradient through this op"
 
 from __future__ import annotations
 
-import os
 import sys
-import sysconfig
 import weakref
 
 import numpy as np
@@ -33,71 +31,24 @@ from gradcli.capture.tf_ops import (
     display,
     kind_of,
 )
+from gradcli.capture.user_files import UserFiles
 
 MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
 MAX_SCAN = 256  # items of a list looked into
-MAX_STACK = 8  # user frames kept per operation
 CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall", "While", "StatelessWhile", "If")
 
 
-def _roots() -> tuple[str, ...]:
-    """Folders whose files are never the user's: TensorFlow, Keras, gradcli, the stdlib."""
-    import gradcli
-
-    roots = {os.path.dirname(tf.__file__), os.path.dirname(gradcli.__file__)}
+def user_files(script: str) -> UserFiles:
+    """The user's files for a TensorFlow script: never TensorFlow's or Keras's own, nor
+    autograph's converted code (its ops carry the user's lines in their tracebacks)."""
+    packages = [tf]
     try:
         import keras
 
-        roots.add(os.path.dirname(keras.__file__))
+        packages.append(keras)
     except ImportError:
         pass
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            roots.add(path)
-    return tuple(os.path.realpath(r) + os.sep for r in roots)
-
-
-class UserFiles:
-    """Which source files are the user's (the script, its own modules), cached by name."""
-
-    def __init__(self, script: str):
-        self.script = script
-        self.roots = _roots()
-        self.cache: dict[str, bool] = {script: True}
-
-    def __call__(self, filename: str) -> bool:
-        known = self.cache.get(filename)
-        if known is None:
-            base = os.path.basename(filename)
-            known = (
-                not filename.startswith("<")
-                and not base.startswith("__autograph_generated_file")
-                and not os.path.realpath(filename).startswith(self.roots)
-            )
-            self.cache[filename] = known
-        return known
-
-    def stack(self, frame) -> tuple:
-        """((file, line, function), ...) of the user frames at or outside `frame`."""
-        out = []
-        while frame is not None and len(out) < MAX_STACK:
-            code = frame.f_code
-            if self(code.co_filename):
-                out.append((code.co_filename, frame.f_lineno, code.co_name))
-            frame = frame.f_back
-        return tuple(out)
-
-    def summary(self, frames) -> tuple:
-        """The same from a traceback (outermost first), as TensorFlow keeps for graph ops
-        (autograph's converted code mapped back to the user's lines)."""
-        out = []
-        for f in reversed(list(frames)):
-            if self(f.filename):
-                out.append((f.filename, f.lineno, f.name))
-                if len(out) >= MAX_STACK:
-                    break
-        return tuple(out)
+    return UserFiles(script, packages, skipped=("__autograph_generated_file",))
 
 
 def is_eager(t) -> bool:

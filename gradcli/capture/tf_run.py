@@ -11,7 +11,7 @@ import tensorflow as tf
 from gradcli.capture import script
 from gradcli.capture.program import Captured, OpKind, ProgramError
 from gradcli.capture.tf_calls import GradientCalls
-from gradcli.capture.tf_capture import Recorder, UserFiles, install
+from gradcli.capture.tf_capture import Recorder, install, user_files
 
 
 def seed_all(seed: int) -> None:
@@ -21,7 +21,7 @@ def seed_all(seed: int) -> None:
 
 def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) -> Captured:
     """Run the compiled script as __main__ and return what TensorFlow did."""
-    files = UserFiles(code.co_filename)
+    files = user_files(code.co_filename)
     program = Captured(path, "tf", text.splitlines())
     rec = Recorder(program, files)
     gradient_calls = GradientCalls(rec, calls)

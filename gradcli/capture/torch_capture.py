@@ -8,9 +8,7 @@ is a weak reference and a few facts (shape, dtype, flags), not the tensor.
 
 from __future__ import annotations
 
-import os
 import sys
-import sysconfig
 import weakref
 
 import torch
@@ -18,70 +16,16 @@ from torch.overrides import TorchFunctionMode
 
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.torch_ops import ROLE_OF, describe
+from gradcli.capture.user_files import UserFiles
 
 NODE_KEY = "gradcli.op"  # the operation index written into a gradient node's metadata
 MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
 MAX_SCAN = 256  # items of a list looked into for tensors
-MAX_STACK = 8  # user frames kept per operation
-# a script's own TorchFunctionMode/TorchDispatchMode: its handler is not where ops are
-MODE_HOOKS = frozenset(("__torch_function__", "__torch_dispatch__"))
 
 
-def _roots() -> tuple[str, ...]:
-    """Folders whose files are never the user's: torch, gradcli, the standard library."""
-    import gradcli
-
-    roots = {os.path.dirname(torch.__file__), os.path.dirname(gradcli.__file__)}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            roots.add(path)
-    return tuple(os.path.realpath(r) + os.sep for r in roots)
-
-
-class UserFiles:
-    """Which source files are the user's (the script, its own modules), cached by name."""
-
-    def __init__(self, script: str):
-        self.script = script
-        self.roots = _roots()
-        self.cache: dict[str, bool] = {script: True}
-
-    def __call__(self, filename: str) -> bool:
-        known = self.cache.get(filename)
-        if known is None:
-            known = not filename.startswith("<") and not os.path.realpath(filename).startswith(
-                self.roots
-            )
-            self.cache[filename] = known
-        return known
-
-    def where(self, frame) -> tuple[str | None, int | None]:
-        """(file, line) of the innermost user frame at or outside `frame`."""
-        while frame is not None:
-            if self(frame.f_code.co_filename) and frame.f_code.co_name not in MODE_HOOKS:
-                return frame.f_code.co_filename, frame.f_lineno
-            frame = frame.f_back
-        return None, None
-
-    def stack(self, frame) -> tuple:
-        """((file, line, function), ...) of the user frames at or outside `frame`, innermost
-        first (at most MAX_STACK): an operation's line and the lines that called it."""
-        out = []
-        while frame is not None and len(out) < MAX_STACK:
-            code = frame.f_code
-            if self(code.co_filename) and code.co_name not in MODE_HOOKS:
-                out.append((code.co_filename, frame.f_lineno, code.co_name))
-            frame = frame.f_back
-        return tuple(out)
-
-    def frame(self, frame):
-        """The innermost user frame at or outside `frame`."""
-        while frame is not None and (
-            not self(frame.f_code.co_filename) or frame.f_code.co_name in MODE_HOOKS
-        ):
-            frame = frame.f_back
-        return frame
+def user_files(script: str) -> UserFiles:
+    """The user's files for a PyTorch script: never torch's own."""
+    return UserFiles(script, [torch])
 
 
 def tensors_in(obj, out: list, depth: int = 2) -> list:

@@ -13,7 +13,7 @@ import torch
 from gradcli.capture import script
 from gradcli.capture.program import Captured, Operation, OpKind, Optimizer, ProgramError
 from gradcli.capture.torch_calls import GradientCalls
-from gradcli.capture.torch_capture import CaptureMode, Recorder, UserFiles, is_leaf
+from gradcli.capture.torch_capture import CaptureMode, Recorder, is_leaf, user_files
 from gradcli.capture.torch_registry import layers_in_forward, unregistered
 
 
@@ -30,7 +30,7 @@ def seed_all(seed: int) -> None:
 
 def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) -> Captured:
     """Run the compiled script as __main__ and return what PyTorch did."""
-    files = UserFiles(code.co_filename)
+    files = user_files(code.co_filename)
     program = Captured(path, "torch", text.splitlines())
     rec = Recorder(program, files)
     gradient_calls = GradientCalls(rec, calls)
