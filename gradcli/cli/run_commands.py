@@ -88,6 +88,7 @@ def run_options(f):
 def frameworks_imported(path: str, data: bytes) -> dict[str, Pos]:
     """The frameworks a Python file imports (static: the file is only parsed), with where."""
     import ast  # here, not at start-up: only a .py file or --run needs it
+
     try:
         tree = ast.parse(data, path)
     except (SyntaxError, ValueError):
