@@ -20,6 +20,7 @@ import tensorflow as tf
 from tensorflow.python.eager import record
 from tensorflow.python.framework import constant_op, ops
 
+from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.tf_ops import (
     NONE_GRADIENTS,
@@ -33,7 +34,6 @@ from gradcli.capture.tf_ops import (
 )
 from gradcli.capture.user_files import UserFiles
 
-MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
 MAX_SCAN = 256  # items of a list looked into
 CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall", "While", "StatelessWhile", "If")
 
@@ -82,7 +82,7 @@ class Recorder:
         self.program = program
         self.files = files
         self.tensors: dict[int, tuple] = {}  # id(tensor) -> (reference, value id)
-        self.exits: dict[int, tuple] = {}  # id(python value) -> (value, exit op index)
+        self.exits = ExitedValues()  # values that left TensorFlow, to know them when they return
         self.state: dict[int, int] = {}  # a variable's handle value -> its state value
         self.captures: dict[int, dict] = {}  # id(graph) -> {id(internal): external}
         self.failure: BaseException | None = None  # gradcli's own failure, if any
@@ -300,9 +300,7 @@ class Recorder:
         self.program.ops.append(
             Operation(index, name, OpKind.EXIT, (vid,), (), line, file, extra={"stack": stack})
         )
-        if len(self.exits) >= MAX_EXITS:
-            self.exits.pop(next(iter(self.exits)))
-        self.exits[id(out)] = (out, index)
+        self.exits.keep(out, index)
 
     def record_conversion(self, value, t, frame) -> None:
         """A tensor made from Python or NumPy values: a rewrap of values that left
@@ -311,7 +309,7 @@ class Recorder:
         if not stack:
             return
         file, line = stack[0][:2]
-        exits = self._exits_in(value)
+        exits = self.exits.found_in(value)
         # NumPy floats only: TensorFlow converts its own integer arrays (reduction axes,
         # shapes) the same way, and a rebuilt tensor that matters to a gradient is floating
         numpy = isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc"
@@ -327,18 +325,6 @@ class Recorder:
         self.program.ops.append(
             Operation(index, "tf.constant", kind, (), (out,), line, file, exits=exits, extra=extra)
         )
-
-    def _exits_in(self, data, depth: int = 3) -> tuple:
-        found = []
-        stack = [(data, depth)]
-        while stack:
-            obj, left = stack.pop()
-            entry = self.exits.get(id(obj))
-            if entry is not None and entry[0] is obj and not isinstance(obj, (bool, int)):
-                found.append(entry[1])
-            elif left and isinstance(obj, (list, tuple)):
-                stack.extend((item, left - 1) for item in obj[:MAX_SCAN])
-        return tuple(dict.fromkeys(found))
 
 
 EXIT_METHODS = ("numpy", "__array__", "__float__", "__int__", "__index__", "__complex__")

@@ -14,12 +14,12 @@ import weakref
 import torch
 from torch.overrides import TorchFunctionMode
 
+from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.torch_ops import ROLE_OF, describe
 from gradcli.capture.user_files import UserFiles
 
 NODE_KEY = "gradcli.op"  # the operation index written into a gradient node's metadata
-MAX_EXITS = 10_000  # Python values kept to recognise them when they come back
 MAX_SCAN = 256  # items of a list looked into for tensors
 
 
@@ -52,7 +52,7 @@ class Recorder:
         self.program = program
         self.files = files
         self.tensors: dict[int, tuple] = {}  # id(tensor) -> (weakref, value id)
-        self.exits: dict[int, tuple] = {}  # id(python value) -> (value, exit op index)
+        self.exits = ExitedValues()  # values that left torch, to know them when they return
         self.modules: list = []  # the forward stack: module ids
         self.module_ids: dict[int, tuple] = {}  # id(module) -> (weakref, module id)
         self.module_refs: dict[int, object] = {}  # module id -> weakref
@@ -139,9 +139,9 @@ class Recorder:
         extra: dict = {}
         exits: tuple = ()
         if kind is OpKind.EXIT:
-            self._keep_exit(out, index)
+            self.exits.keep(out, index)
         elif kind is OpKind.REWRAP:
-            exits = self._exits_in(args[0] if args else kwargs.get("data"))
+            exits = self.exits.found_in(args[0] if args else kwargs.get("data"))
             if not in_ids and not exits:
                 kind = OpKind.CREATE
                 extra["from_values"] = True
@@ -207,26 +207,6 @@ class Recorder:
             )
         )
         return index
-
-    def _keep_exit(self, out, index: int) -> None:
-        if len(self.exits) >= MAX_EXITS:
-            self.exits.pop(next(iter(self.exits)))
-        self.exits[id(out)] = (out, index)
-        if isinstance(out, list):
-            for item in out[:MAX_SCAN]:
-                self.exits[id(item)] = (item, index)
-
-    def _exits_in(self, data, depth: int = 3) -> tuple:
-        found = []
-        stack = [(data, depth)]
-        while stack:
-            obj, left = stack.pop()
-            entry = self.exits.get(id(obj))
-            if entry is not None and entry[0] is obj and not isinstance(obj, (bool, int)):
-                found.append(entry[1])
-            elif left and isinstance(obj, (list, tuple)):
-                stack.extend((item, left - 1) for item in obj[:MAX_SCAN])
-        return tuple(dict.fromkeys(found))
 
     def module_id(self, module) -> int:
         """A stable id for an nn.Module object."""
