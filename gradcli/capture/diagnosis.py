@@ -550,7 +550,12 @@ class Doctor:
                 detail += ": units whose input is at or below the threshold (dead units)"
             elif kind == K.ZERO_DERIVATIVE and role == "mask":
                 kind = K.MASK
-            causes.append(self.cause(kind, op, detail, elements=count, line=call.line))
+            cause = self.cause(kind, op, detail, elements=count)
+            made = op.extra.get("defined_line") if op is not None else None
+            if made and made != op.line:  # a library layer: the line that made it, and where
+                cause.line = made  # it ran
+                cause.extra["use_line"] = op.line
+            causes.append(cause)
         causes = self._grouped(causes)
         causes += self._cuts_beside(call, g)
         if not causes:

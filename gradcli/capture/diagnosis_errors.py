@@ -254,6 +254,8 @@ def _non_leaf_param(doctor, fact, call, line):
 def _none_grad(doctor, fact, call, line):
     program = doctor.program
     reads = [op for op in program.ops if op.kind is OpKind.READ_GRAD and op.line == line]
+    # of the .grad reads on the failing line, the ones that gave None (no tensor came out)
+    reads = [op for op in reads if not op.outputs] or reads
     if not reads:
         return []
     x = reads[-1].inputs[0] if reads[-1].inputs else None
@@ -263,6 +265,9 @@ def _none_grad(doctor, fact, call, line):
         return [doctor.non_leaf(x)]
     if not program.values[x].requires_grad:
         return [doctor.frozen(x, reads[-1].index)]
+    erased = _erased_by_hand(doctor, x, reads[-1].index)
+    if erased:
+        return erased
     for k in range(len(program.calls) - 1, -1, -1):
         c = program.calls[k]
         for g in c.gradients:
@@ -276,6 +281,34 @@ def _none_grad(doctor, fact, call, line):
             K.NO_PATH, reads[-1], f"{doctor.name(x)}.grad is None: no backward has reached it yet"
         )
     ]
+
+
+def _erased_by_hand(doctor, x: int, end: int) -> list:
+    """x.grad set by the script itself, then reset to None (zero_grad's set_to_none, the
+    default since PyTorch 2.0) and not filled again by any backward before op `end`."""
+    program = doctor.program
+    sets = [
+        op
+        for op in program.ops[:end]
+        if op.kind is OpKind.SET_GRAD and op.inputs and op.inputs[0] == x
+    ]
+    if not sets or sets[-1].extra.get("value") is not None:
+        return []
+    erase = sets[-1]
+    by_hand = [op for op in sets[:-1] if op.extra.get("value") == "tensor"]
+    if not by_hand:
+        return []
+    for c in program.calls:
+        filled = any(g.value_id == x and g.status != "unconnected" for g in c.gradients)
+        if erase.index < c.first_op < end and filled:
+            return []  # a backward filled it again: not this
+    detail = (
+        f"{doctor.name(x)}.grad, set by hand at line {by_hand[-1].line}, is set to None here "
+        "(zero_grad() sets gradients to None by default since PyTorch 2.0) and no backward "
+        "fills it again"
+    )
+    fix = doctor.words.FIXES.get("zero_grad_set_to_none")
+    return [doctor.cause(K.ZERO_GRAD_MISUSE, erase, detail, **({"fix": fix} if fix else {}))]
 
 
 def _integer_grad(doctor, fact, call, line):

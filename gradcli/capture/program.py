@@ -123,6 +123,7 @@ class GradientCall:
     complete: bool = True  # the walk of the gradient graph reached its end (MAX_NODES)
     contributions: dict = field(default_factory=dict)  # value id -> (n, zeros, non-finite)
     notes: list[str] = field(default_factory=list)  # what the reader should know (tf)
+    via: str | None = None  # the library transform that made the call (torch.func)
 
 
 @dataclass

@@ -59,6 +59,9 @@ def input_texts(file: str | None, line: int | None, count: int) -> list[str] | N
     """The source text of each input of `autograd.grad(y, inputs)`, if written as a list."""
     if file is None or line is None:
         return None
+    applied = _func_applied(file, line, count)
+    if applied is not None:
+        return applied
     for call in _calls_at(file, line):
         arg = call.args[1] if len(call.args) > 1 else None
         for kw in call.keywords:
@@ -72,6 +75,37 @@ def input_texts(file: str | None, line: int | None, count: int) -> list[str] | N
         text = _text(file, arg)
         if text is not None:
             return [text] if count == 1 else [f"{text}[{i}]" for i in range(count)]
+    return None
+
+
+def _func_applied(file: str, line: int, count: int) -> list[str] | None:
+    """The arguments `grad(f, argnums=...)(a, b)` differentiates (torch.func), if readable."""
+    tree, _ = _tree(file)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        inner = node.func if isinstance(node, ast.Call) else None
+        if not isinstance(inner, ast.Call) or not node.lineno <= line <= (node.end_lineno or line):
+            continue
+        name = inner.func.attr if isinstance(inner.func, ast.Attribute) else None
+        name = inner.func.id if isinstance(inner.func, ast.Name) else name
+        if name not in ("grad", "grad_and_value"):
+            continue
+        argnums = next((k.value for k in inner.keywords if k.arg == "argnums"), None)
+        if argnums is None:
+            picked = [0]
+        elif isinstance(argnums, ast.Constant) and isinstance(argnums.value, int):
+            picked = [argnums.value]
+        elif isinstance(argnums, ast.Tuple) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, int) for e in argnums.elts
+        ):
+            picked = [e.value for e in argnums.elts]
+        else:
+            continue
+        args = node.args
+        plain = not any(isinstance(a, ast.Starred) for a in args)
+        if plain and len(picked) == count and all(0 <= i < len(args) for i in picked):
+            return [_text(file, args[i]) or f"input {k}" for k, i in enumerate(picked)]
     return None
 
 

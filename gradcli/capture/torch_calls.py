@@ -106,6 +106,7 @@ class GradientCalls:
         )
         call.function = frame.f_code.co_name if frame is not None else None
         call.retain_graph = bool(kwargs.get("retain_graph") or kwargs.get("create_graph"))
+        call.via = _transform(sys._getframe(2), frame)
         rec.program.calls.append(call)
         if kind == GRAD:
             given = args[1] if len(args) > 1 else kwargs.get("inputs")
@@ -246,3 +247,13 @@ def _compiling() -> bool:
     compiler = getattr(torch, "compiler", None)
     is_compiling = getattr(compiler, "is_compiling", None)
     return bool(is_compiling and is_compiling())
+
+
+def _transform(start, user) -> str | None:
+    """'torch.func' when torch.func's transforms made the call on the user's behalf."""
+    frame = start
+    while frame is not None and frame is not user:
+        if "_functorch" in frame.f_code.co_filename:
+            return "torch.func"
+        frame = frame.f_back
+    return None

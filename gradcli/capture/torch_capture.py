@@ -150,6 +150,10 @@ class Recorder:
         role = ROLE_OF.get(d.base)
         if role is not None:
             extra["role"] = role
+            module = self.module_objects[-1]() if self.module_objects else None
+            if module is not None and type(module).__module__.startswith("torch."):
+                # a library layer (nn.ReLU in a Sequential): the user's line that made it
+                extra["defined_line"] = self.module_lines.get(id(module))
         padding = kwargs.get("padding_idx", args[2] if len(args) > 2 else None)
         if d.base == "embedding" and isinstance(padding, int) and not isinstance(padding, bool):
             extra["role"] = "padding"  # padding_idx: that row never gets a gradient

@@ -10,7 +10,7 @@ from contextlib import ExitStack
 
 import torch
 
-from gradcli.capture import script
+from gradcli.capture import script, torch_constructors
 from gradcli.capture.program import Captured, Operation, OpKind, Optimizer, ProgramError
 from gradcli.capture.torch_calls import GradientCalls
 from gradcli.capture.torch_capture import CaptureMode, Recorder, is_leaf, user_files
@@ -158,6 +158,7 @@ def _install(stack: ExitStack, rec: Recorder) -> None:
 
     function.apply = classmethod(apply)
     stack.callback(setattr, function, "apply", original_apply)
+    torch_constructors.install(stack, rec)
 
 
 def _refresh(rec: Recorder, opt, record: Optimizer) -> None:

@@ -34,6 +34,8 @@ FIXES = {
     "model.parameters() after the model is complete, or add_param_group",
     "zero_grad_misuse": "call optimizer.zero_grad() before loss.backward() (or after "
     "optimizer.step()), never between backward() and step()",
+    "zero_grad_set_to_none": "call zero_grad(set_to_none=False) to keep the tensor you set, "
+    "or set .grad again after zero_grad()",
     "inplace": "replace the in-place operation with its out-of-place form (x = x + 1 "
     "instead of x += 1, relu(inplace=False)), or .clone() the tensor first",
     "backward_twice": "pass retain_graph=True to the first backward if both must go "

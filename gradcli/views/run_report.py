@@ -127,6 +127,8 @@ def title(call) -> str:
     what = f"{target}.backward()" if call.kind == "backward" else f"autograd.grad({target}, ...)"
     if call.kind in TF_TITLES:
         what = TF_TITLES[call.kind].format(target)
+    if getattr(call, "via", None):
+        what = f"{call.via}.grad({target})(...)"  # grad(f)(x): the transform's own call
     return f"call {call.index}, line {call.line}: {what}"
 
 
@@ -186,6 +188,9 @@ def cause_lines(program, causes) -> list:
         item.append(f"{cause.kind}{where}", style="bold")
         times = cause.extra.get("times")
         module = f" (in {cause.extra['module']})" if cause.extra.get("module") else ""
+        if cause.extra.get("use_line") and cause.extra["use_line"] != cause.line:
+            ran = f"ran at line {cause.extra['use_line']}"
+            module = f" (in {cause.extra['module']}, {ran})" if module else f" ({ran})"
         item.append((f" ({times} times)" if times else "") + f"{module}: {cause.detail}")
         parts.append(item)
         text = _source(program, cause)
