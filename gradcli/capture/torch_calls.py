@@ -20,6 +20,7 @@ from gradcli.capture.torch_capture import (
     NODE_KEY,
     Recorder,
     _is_fake,
+    all_finite,
     grad_fn,
     is_leaf,
     tensors_in,
@@ -32,11 +33,15 @@ BACKWARD, GRAD = "backward", "grad"
 
 
 def _count(g) -> tuple[int, int, int]:
-    """(elements, zeros, non-finite) of a gradient tensor."""
+    """(elements, zeros, non-finite) of a gradient tensor; NaN counts as non-zero, as
+    `g == 0` has it. The non-finite elements are counted only when there are any."""
     n = g.numel()
-    if n == 0 or not (g.is_floating_point() or g.is_complex()):
-        return n, int((g == 0).sum()) if n else 0, 0
-    return n, int((g == 0).sum()), n - int(torch.isfinite(g).sum())
+    if n == 0:
+        return 0, 0, 0
+    zeros = n - int(torch.count_nonzero(g))
+    if not (g.is_floating_point() or g.is_complex()) or all_finite(g):
+        return n, zeros, 0
+    return n, zeros, n - int(torch.isfinite(g).sum())
 
 
 class GradientCalls:

@@ -8,6 +8,8 @@ is a weak reference and a few facts (shape, dtype, flags), not the tensor.
 
 from __future__ import annotations
 
+import cmath
+import math
 import sys
 import weakref
 
@@ -80,22 +82,23 @@ class Recorder:
             return entry[1]
         return self.new_value(t, None, line)
 
-    def new_value(self, t, op: int | None, line) -> int:
-        """A fresh value id for tensor t, made by operation op."""
+    def new_value(self, t, op: int | None, line, known_finite: bool = False) -> int:
+        """A fresh value id for tensor t, made by operation op (known_finite: an operation
+        that only selects, moves or bounds finite inputs, so no check is needed)."""
         self.busy += 1  # torch calls made here are the capture's own, never recorded
         try:
-            return self._new_value(t, op, line)
+            return self._new_value(t, op, line, known_finite)
         finally:
             self.busy -= 1
 
-    def _new_value(self, t, op: int | None, line) -> int:
+    def _new_value(self, t, op: int | None, line, known_finite: bool = False) -> int:
         values = self.program.values
         vid = len(values)
         floating = t.is_floating_point() or t.is_complex()
         finite = True
-        if floating and op is not None and not _is_fake(t):
+        if floating and op is not None and not known_finite and not _is_fake(t):
             try:
-                finite = bool(torch.isfinite(t).all())
+                finite = all_finite(t)
             except Exception:  # meta tensors, sparse layouts: no values to look at
                 finite = True
         node = grad_fn(t)
@@ -111,7 +114,7 @@ class Recorder:
             finite=finite,
             inference=t.is_inference(),
             grad_node=type(node).__name__ if node is not None else None,
-            parameter=isinstance(t, torch.nn.Parameter),
+            parameter=is_parameter(t),
             in_forward=bool(self.modules),
         )
         try:
@@ -154,14 +157,22 @@ class Recorder:
             if module is not None and type(module).__module__.startswith("torch."):
                 # a library layer (nn.ReLU in a Sequential): the user's line that made it
                 extra["defined_line"] = self.module_lines.get(id(module))
-        padding = kwargs.get("padding_idx", args[2] if len(args) > 2 else None)
-        if d.base == "embedding" and isinstance(padding, int) and not isinstance(padding, bool):
+        padding = None
+        if d.base == "embedding":
+            padding = kwargs.get("padding_idx", args[2] if len(args) > 2 else None)
+        if isinstance(padding, int) and not isinstance(padding, bool):
             extra["role"] = "padding"  # padding_idx: that row never gets a gradient
             extra["padding_idx"] = padding
             module = self.module_objects[-1]() if self.module_objects else None
             extra["defined_line"] = self.module_lines.get(id(module))
         out_ids = []
         given = {id(t) for t in inputs}
+        values = self.program.values
+        preserved = (
+            d.base in FINITE_PRESERVING
+            and all(values[v].finite for v in in_ids)
+            and not _float_scalars(args, kwargs)
+        )
         records = False
         for t in outs:
             if kind is OpKind.INPLACE or (kind is not OpKind.CUSTOM and id(t) in given):
@@ -170,7 +181,7 @@ class Recorder:
                 elif kind is OpKind.INPLACE:
                     out_ids.append(self.value_of(t, line))  # a leaf stays itself
                 continue
-            out_ids.append(self.new_value(t, index, line))
+            out_ids.append(self.new_value(t, index, line, preserved))
         if kind is OpKind.SET_REQUIRES_GRAD and inputs:  # a new version with the new flag
             out_ids = [self.new_value(inputs[0], index, line)]
         if kind is OpKind.INPLACE and before is not None:
@@ -183,8 +194,13 @@ class Recorder:
                 meta = node.metadata
                 if NODE_KEY not in meta or kind is OpKind.INPLACE or kind is OpKind.CUSTOM:
                     meta[NODE_KEY] = index
-        needs = in_ids and any(self.program.values[v].requires_grad for v in in_ids)
-        if kind is OpKind.COMPUTE and outs and not records and needs and grad:
+        if (
+            kind is OpKind.COMPUTE
+            and outs
+            and not records
+            and grad
+            and any(values[v].requires_grad for v in in_ids)
+        ):
             floating = outs[0].is_floating_point() or outs[0].is_complex()
             if not floating:
                 extra.setdefault("role", "cast" if d.base in ("to", "type") else "discrete")
@@ -222,6 +238,45 @@ class Recorder:
         self.module_ids[id(module)] = (ref, mid)
         self.module_refs[mid] = ref
         return mid
+
+
+# operations whose outputs only select, move, reshape or bound their tensor inputs'
+# elements: finite tensor inputs (and no Python float among the arguments) give finite
+# outputs, so the capture skips the check for them
+# fmt: off
+FINITE_PRESERVING = frozenset((
+    "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "t", "swapaxes",
+    "movedim", "squeeze", "unsqueeze", "expand", "expand_as", "flatten", "unflatten", "contiguous",
+    "clone", "__getitem__", "select", "narrow", "split", "chunk", "unbind", "cat", "concat",
+    "concatenate", "stack", "hstack", "vstack", "index_select", "gather", "masked_select",
+    "take", "roll", "flip", "repeat", "tile", "relu", "relu_", "abs", "neg", "__neg__",
+    "tanh", "sigmoid", "sin", "cos", "softmax", "maximum", "minimum", "where", "max", "min",
+    "amax", "amin", "detach",
+))
+# fmt: on
+
+
+def all_finite(t) -> bool:
+    """No NaN or Inf in a floating tensor: its sum is finite exactly then, unless the sum
+    overflows, when the elements are looked at one by one (one reduction instead of two)."""
+    total = t.sum().item()
+    finite = cmath.isfinite(total) if isinstance(total, complex) else math.isfinite(total)
+    return finite or bool(torch.isfinite(t).all())
+
+
+def _float_scalars(args, kwargs) -> bool:
+    """A Python float or complex among the arguments (it could be an Inf or a NaN)."""
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, (float, complex)) or (
+            isinstance(a, (list, tuple)) and any(isinstance(x, (float, complex)) for x in a)
+        ):
+            return True
+    return False
+
+
+def is_parameter(t) -> bool:
+    """isinstance(t, nn.Parameter) without Parameter's Python-level __instancecheck__."""
+    return issubclass(type(t), torch.nn.Parameter) or bool(getattr(t, "_is_param", False))
 
 
 def grad_fn(t):

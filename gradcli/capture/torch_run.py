@@ -31,6 +31,7 @@ def seed_all(seed: int) -> None:
 def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) -> Captured:
     """Run the compiled script as __main__ and return what PyTorch did."""
     files = user_files(code.co_filename)
+    files.top = code
     program = Captured(path, "torch", text.splitlines())
     rec = Recorder(program, files)
     gradient_calls = GradientCalls(rec, calls)

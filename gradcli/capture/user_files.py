@@ -33,6 +33,8 @@ class UserFiles:
         self.roots = roots(packages)
         self.skipped = skipped
         self.cache: dict[str, bool] = {script: True}
+        self.codes: dict = {}  # code object -> whether its frames are the user's
+        self.top = None  # the script's module code: no frame outside it is the user's
 
     def __call__(self, filename: str) -> bool:
         known = self.cache.get(filename)
@@ -57,10 +59,16 @@ class UserFiles:
         """((file, line, function), ...) of the user frames at or outside `frame`, innermost
         first (at most MAX_STACK): an operation's line and the lines that called it."""
         out = []
+        codes, top = self.codes, self.top
         while frame is not None and len(out) < MAX_STACK:
             code = frame.f_code
-            if self._mine(code):
+            mine = codes.get(code)
+            if mine is None:
+                mine = codes[code] = self._mine(code)
+            if mine:
                 out.append((code.co_filename, frame.f_lineno, code.co_name))
+            if code is top:
+                break
             frame = frame.f_back
         return tuple(out)
 
