@@ -160,6 +160,28 @@ def _install(stack: ExitStack, rec: Recorder) -> None:
     function.apply = classmethod(apply)
     stack.callback(setattr, function, "apply", original_apply)
     torch_constructors.install(stack, rec)
+    _warnings_at_user_lines(stack, rec)
+
+
+def _warnings_at_user_lines(stack: ExitStack, rec: Recorder) -> None:
+    """PyTorch's warnings from an operation name the user's line, as without gradcli (they
+    are raised inside the capture's handler, so Python would name gradcli's line)."""
+    import os
+    import warnings
+
+    import gradcli
+
+    ours = os.path.dirname(os.path.realpath(gradcli.__file__)) + os.sep
+    show = warnings.showwarning
+
+    def shown(message, category, filename, lineno, file=None, line=None):
+        if os.path.realpath(filename).startswith(ours) and rec.stack:
+            filename, lineno = rec.stack[0][:2]
+            line = None
+        show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = shown
+    stack.callback(setattr, warnings, "showwarning", show)
 
 
 def _refresh(rec: Recorder, opt, record: Optimizer) -> None:

@@ -126,3 +126,20 @@ def test_the_capture_undoes_its_constructor_patches(tmp_path, monkeypatch):
     assert (torch.nn.Parameter.__dict__["__new__"], torch.from_numpy) == before
     assert "__new__" not in torch.Tensor.__dict__
     assert torch.Tensor([1.0, 2.0]).tolist() == [1.0, 2.0]
+
+
+def test_pytorchs_warnings_name_the_scripts_line_not_gradclis(tmp_path):
+    source = "import torch\nw = torch.ones(1, requires_grad=True)\nv = float(w * 2)\n"
+    source += "loss = (w * v).sum()\nloss.backward()\n"
+    (tmp_path / "s.py").write_text(source)
+    r = subprocess.run(
+        [sys.executable, "-m", "gradcli", "eval", "--run", "s.py", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert r.returncode == 0, r.stderr
+    # PyTorch warns that a tensor requiring grad became a number, at the script's line 3
+    assert "s.py:3: UserWarning: Converting a tensor with requires_grad=True" in r.stderr
+    assert "gradcli" not in r.stderr
