@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.support import MAX_CALL_DEPTH, _flatten, _Return
+from gradcli.tfcode.tracing import check_call
 from gradcli.tfcode.values import (
     PyFunction,
     Tensor,
@@ -116,6 +117,7 @@ class FunctionMixin:
         """A @tf.function call: the Python function, its nodes noted, traced once per signature."""
         key = (fn.pos.line, fn.pos.col, self.signature([*args, *sorted(kwargs.items())]))
         retrace = key in self.traces
+        check_call(self, fn, key, retrace, node)  # what a later call of a trace does not repeat
         self.traces.add(key)
         start = len(self.g)
         params = {v.id for v in _flatten([*args, *kwargs.values()]) if isinstance(v, Tensor)}

@@ -52,6 +52,11 @@ def with_run_hint(message: str, file: str) -> str:
     return message if "--run" in message else f"{message}; {run_hint(file)}"
 
 
+# why a gradient after an optimizer's update is refused (keras/training.py, calls.py)
+AFTER_UPDATE = (
+    "TensorFlow computes it at the updated values and gradcli does not train, so every "
+    "number can differ, and where an update writes NaN or Inf the diagnosis too"
+)
 SYSTEM_WHY = (
     "a module that runs processes, loads code or touches files; refused (nothing is "
     "imported or run)"

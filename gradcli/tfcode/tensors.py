@@ -88,9 +88,7 @@ class TensorMixin:
                 self.pos(node),
             )
         if len(args) > len(row.params):
-            raise GradcliError(
-                f"TypeError: {path} takes at most {len(row.params)} arguments", self.pos(node)
-            )
+            self.refuse(node, f"{path} with more than {len(row.params)} arguments")
         bound.update(zip(row.params, args))
         for k, v in kwargs.items():
             if k not in row.params:
@@ -100,7 +98,7 @@ class TensorMixin:
             bound.pop(p, None)
         missing = [p for p in row.tensors if p not in bound and p not in row.optional]
         if missing:
-            raise GradcliError(f"TypeError: {path} is missing '{missing[0]}'", self.pos(node))
+            self.refuse(node, f"{path} without its argument '{missing[0]}'")
         tensors = [bound.pop(p) for p in row.tensors if p in bound]
         if row.listed:
             if not isinstance(tensors[0], (list, tuple)):
@@ -246,10 +244,12 @@ class TensorMixin:
         if op.accepts == "float":
             for i in ids:
                 if self.g[i].dtype not in FLOAT_DTYPES:
-                    raise GradcliError(
-                        f"{_what(node)} needs a float tensor, got {self.g[i].dtype} (TensorFlow "
-                        "raises here; cast it with tf.cast(x, tf.float32))",
-                        self.pos(node),
+                    # TensorFlow computes some on integers (reduce_mean: an integer mean),
+                    # raises on others: gradcli reads these ops on float tensors only
+                    self.refuse(
+                        node,
+                        f"{_what(node)} on {self.g[i].dtype} tensors",
+                        "gradcli reads it on float tensors only",
                     )
         kinds = {_kind(v) for v in operands if isinstance(v, (Tensor, Variable))}
         kind = TF if TF in kinds or not kinds else (NP if NP in kinds else PY)
