@@ -428,10 +428,8 @@ class TensorMixin:
     def store(self, leaf: int, value, code: str, label: str) -> None:
         """Remember that a variable's value leaf holds a copy of a TensorFlow tensor (same
         dtype and shape): gradients stop there, and the lowering says where (no_path)."""
-        if not isinstance(value, (Tensor, Variable)) or (
-            isinstance(value, Tensor) and value.kind != TF
-        ):
-            return
+        if not isinstance(value, (Tensor, Variable)):
+            return  # a NumPy value made from a tensor (.numpy()) is kept: its cut shows
         i = self.tensor_id(value, read=False)
         if self.g[i].dtype == self.g[leaf].dtype and self.g[i].shape == self.g[leaf].shape:
             self.stored[leaf] = (i, code, label)
