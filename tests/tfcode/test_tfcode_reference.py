@@ -13,8 +13,8 @@ import ast
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
+from tf_compare import CODE_KINDS, agree
 
 from gradcli.explain.analysis import explain_sum
 from gradcli.runtime.errors import GradcliError
@@ -22,9 +22,6 @@ from gradcli.tfcode import read_program
 
 DATA = Path(__file__).parents[1] / "data"
 CASES = {c["id"]: c for c in json.loads((DATA / "tf_code_reference.json").read_text())["cases"]}
-ULPS = 4
-CODE_KINDS = {"leaves_tape", "not_watched", "outside_tape", "stop_gradient", "untaken_branch",
-              "integer", "non_differentiable", "no_path"}  # fmt: skip
 
 READ = [
     "assign_between_tapes", "assign_inside_tape", "batch_jacobian", "clip_by_global_norm",
@@ -162,33 +159,6 @@ def test_every_snippet_is_listed_once():
 def read(case_id: str):
     path = DATA / "tf_code" / f"{case_id}.py"
     return read_program(path.read_bytes(), str(path))
-
-
-def decode(enc: dict) -> np.ndarray:
-    dtype = np.dtype(enc["dtype"])
-    flat = np.array(enc["value"], dtype=object).reshape(-1)
-    if dtype.kind == "f":
-        flat = [float(v) if isinstance(v, str) else v for v in flat]
-    return np.array(flat, dtype=dtype).reshape(enc["shape"])
-
-
-def agree(got, want: dict | None, exact: bool, rel: float = 0.0) -> str | None:
-    if want is None or got is None:
-        return None if want is None and got is None else f"TF {want}, gradcli {got}"
-    got = np.asarray(got)
-    if got.dtype.name != want["dtype"] or list(got.shape) != want["shape"]:
-        return f"dtype/shape {got.dtype}{got.shape}, TF {want['dtype']}{want['shape']}"
-    if not exact:
-        return None
-    w = decode(want)
-    if w.dtype.kind != "f":
-        return None if np.array_equal(got, w) else f"{got} != {w}"
-    if not np.array_equal(np.isnan(got), np.isnan(w)) or not np.array_equal(got == 0, w == 0):
-        return f"{got.tolist()} != {w.tolist()}"
-    scale = np.spacing(np.maximum(np.abs(w), np.finfo(w.dtype).tiny)) * ULPS
-    scale = np.maximum(scale, rel * np.abs(w))
-    ok = np.isnan(w) | (got == w) | (np.abs(got.astype(float) - w) <= scale)
-    return None if np.all(ok) else f"{got.tolist()} != {w.tolist()}"
 
 
 @pytest.mark.parametrize("case_id", READ)
