@@ -49,11 +49,28 @@ from gradcli.tfcode.values import (
 NO_TF_GRADIENT = {"truncatemod": "TruncateMod"}
 
 
+# what the core's shape and attribute checks raise on arguments they were not written for
+UNREADABLE = (KeyError, TypeError, ValueError, IndexError, ArithmeticError, AttributeError,
+               AssertionError)  # fmt: skip
+
+
 class TensorMixin:
     """Methods of Interpreter that turn values into graph nodes (see interpret.py)."""
 
     # --- TensorFlow and NumPy functions ----------------------------------------------------
     def call_api(self, path: str, args, kwargs, node, scope):
+        """A TensorFlow, Keras or NumPy function called; arguments its reading cannot take
+        are refused at the call (never an internal error)."""
+        try:
+            return self._call_api(path, args, kwargs, node, scope)
+        except UNREADABLE as exc:
+            self.refuse(
+                node,
+                f"{path}(...) with these arguments",
+                f"gradcli cannot read them: {type(exc).__name__}: {exc}"[:300],
+            )
+
+    def _call_api(self, path: str, args, kwargs, node, scope):
         if path.startswith("tf.compat.v1.") and path not in SPECIAL:  # TF1's aliases
             from gradcli.tfcode.tf1_graph import v1_alias
 
@@ -213,7 +230,19 @@ class TensorMixin:
 
     def op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor | list[Tensor]:
         """Emit op(operands) with TensorFlow's dtype rules; returns the result tensor (a list
-        of tensors for a multi-output op such as split)."""
+        of tensors for a multi-output op such as split). Arguments the op's schema cannot
+        take (a required attribute left out, a list where it wants a number) are refused at
+        the call: never an internal error (tests/tfcode/test_reader_fuzz.py)."""
+        try:
+            return self._op_call(opname, operands, attrs, node)
+        except UNREADABLE as exc:
+            self.refuse(
+                node,
+                f"{_what(node)} with these arguments",
+                f"gradcli's {opname} cannot take them: {type(exc).__name__}: {exc}"[:300],
+            )
+
+    def _op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor | list[Tensor]:
         opaque = first_opaque(operands)
         if opaque is not None:  # computed from code gradcli does not read: unknown too
             return opaque
@@ -305,10 +334,12 @@ class TensorMixin:
             else:
                 arr = self.python_array(v, node)
                 if target in INT_DTYPES and not np.all(np.round(arr) == arr):
-                    raise GradcliError(
-                        f"{_what(node)}: {v!r} cannot be converted to {target} (TensorFlow "
-                        "raises TypeError)",
-                        self.pos(node),
+                    # TensorFlow raises (InvalidArgumentError for a + 1.5, other errors
+                    # elsewhere): not claimed, refused
+                    self.refuse(
+                        node,
+                        f"{_what(node)}: {v!r} meeting a {target} tensor",
+                        "it is not a whole number; cast one with tf.cast",
                     )
                 ids.append(const(self.g, arr, target, entry=self.label, pos=self.pos(node)))
         return ids
