@@ -161,12 +161,27 @@ def crosses_unread_code(it: Interpreter, node, kind, target, sources, seeds, mod
     return True
 
 
-def _refuse_after_update(it: Interpreter, node, named) -> None:
-    """A gradient call after an optimizer updated variables it reads is refused (gradcli does
-    not train, so it does not know the updated values)."""
-    lines = {it.updated[id(v)] for v, _ in named if id(v) in it.updated}
-    if lines or it.updated:  # the target may read updated variables that are not sources
-        where = ", ".join(f"line {k}" for k in sorted(lines or set(it.updated.values())))
+def _refuse_after_update(it: Interpreter, node, targets, named) -> None:
+    """A gradient call that reads a variable an optimizer (or Keras's training) updated in a
+    way gradcli does not compute is refused: TensorFlow's values moved, gradcli's did not.
+    `it.updated` maps each such variable's value node (as it was at the update) to the
+    update's line; the call is refused when a target depends on one or a source is one."""
+    if not it.updated:
+        return
+    stale = [v.value for v, _ in named if isinstance(v, Variable) and v.value in it.updated]
+    lines = {it.updated[i] for i in stale}
+    stack = [it.tensor_id(v, read=False) for v, _ in targets if isinstance(v, (Tensor, Variable))]
+    seen: set[int] = set()
+    while stack:  # the targets' ancestry (iterative: long chains)
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        if i in it.updated:
+            lines.add(it.updated[i])
+        stack.extend(it.g[i].inputs)
+    if lines:
+        where = ", ".join(f"line {k}" for k in sorted(lines))
         it.refuse(node, f"a gradient call after an optimizer updated the variables at {where}",
                   AFTER_UPDATE)  # fmt: skip
 
@@ -198,7 +213,7 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
     for value, name in named:
         if not isinstance(value, (Tensor, Variable)):
             it.refuse(node, f"a gradient source that is {_kind_text(value)} ({name})")
-    _refuse_after_update(it, node, named)
+    _refuse_after_update(it, node, targets, named)
     names = _unique([n for _, n in named])
     call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
     call.notes += source_notes(it, sources, asts[1])  # Keras: variables a layer does not list

@@ -102,7 +102,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         # a variable's value leaf made from a tensor (tf.Variable(t), v.assign(t)) -> (the
         # tensor's node, the code, the variable): the lowering shows where gradients stop
         self.stored: dict[int, tuple[int, str, str]] = {}
-        # id() of a variable an optimizer's apply_gradients updated -> that line (notes)
+        # the value node of a variable an update gradcli does not compute changed (an
+        # optimizer's, Keras's training) -> that line: gradient calls reading it are refused
         self.updated: dict[int, int] = {}
         self.rng = np.random.default_rng(0)
         self.globals = Scope()

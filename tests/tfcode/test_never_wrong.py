@@ -33,6 +33,7 @@ READ = {
     "ops_numpy_scalar_minus_variable": "operators: NumPy scalar meets a Variable",
     "ops_numpy_meets_tensor": "operators: NumPy arrays and scalars meet a tensor (dtypes)",
     "ops_python_list_meets_tensor": "operators: a Python list meets a tensor",
+    "ops_numpy_meets_int_tensor": "operators: NumPy floats meet an int32 tensor (truncated)",
     "jacobian_unconnected": "jacobian None, batch_jacobian zeros",
     "optimizer_sgd_writes_inf": "optimizer updates between calls (one writes -inf)",
     "optimizer_adam_sgd_steps": "optimizer updates between calls (Adam, SGD Nesterov)",

@@ -27,7 +27,7 @@ from gradcli.tfcode.keras.objects import Builtin, Class, Instance, Property
 from gradcli.tfcode.keras.protocol import call_member, get_attribute, instantiate
 from gradcli.tfcode.keras.updates import update
 from gradcli.tfcode.support import Raises, _describe, _flatten
-from gradcli.tfcode.values import Opaque, PyFunction, Tensor
+from gradcli.tfcode.values import Opaque, PyFunction, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -141,7 +141,7 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
                 "their None-ness and causes do not"
             )
     run_step(it, obj, "train_step", data, node, notes + trained_note(it, obj, node))
-    obj.data.setdefault("trained", node.lineno)
+    mark_trained(it, obj, node)
     return History(node.lineno, "the History of a fit with the class's own train_step")
 
 
@@ -160,7 +160,7 @@ def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
         it.refuse(node, "model.train_on_batch(..., class_weight=...) with a custom train_step")
     data = tuple(_rows(it, bound.get(k), None, node)[0] for k in ("x", "y", "sample_weight"))
     run_step(it, obj, "train_step", data, node, trained_note(it, obj, node))
-    obj.data.setdefault("trained", node.lineno)
+    mark_trained(it, obj, node)
     return MetricValue(node.lineno, "the logs of train_on_batch with the class's own train_step")
 
 
@@ -362,8 +362,19 @@ def mark_updated(it: Interpreter, pairs, node) -> None:
     """Remember the variables an optimizer updated in a way gradcli does not compute (a
     gradient given): later gradient calls are refused (calls.py)."""
     for pair in pairs if isinstance(pairs, (list, tuple)) else ():
-        if isinstance(pair, tuple) and len(pair) == 2 and pair[0] is not None:
-            it.updated.setdefault(id(pair[1]), node.lineno)
+        ok = isinstance(pair, tuple) and len(pair) == 2 and pair[0] is not None
+        if ok and isinstance(pair[1], Variable):
+            it.updated.setdefault(pair[1].value, node.lineno)
+
+
+def mark_trained(it: Interpreter, obj: Instance, node) -> None:
+    """Keras trained the model's weights (fit, train_on_batch): they are stale to gradcli."""
+    from gradcli.tfcode.keras.layers import all_variables
+
+    obj.data.setdefault("trained", node.lineno)
+    for var in all_variables(obj):
+        if isinstance(var, Variable):
+            it.updated.setdefault(var.value, node.lineno)
 
 
 def apply(it: Interpreter, obj: Instance, args, kwargs, node):

@@ -97,7 +97,7 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
         )
     notes += trained_note(it, obj, node)
     train_step(it, obj, batch.x, batch.y, node, notes, batch.sample_weight)
-    obj.data.setdefault("trained", node.lineno)
+    train_steps.mark_trained(it, obj, node)
     info["names"] = logged_names(it, obj, node)
     return callbacks.make_history(it, obj, given, info, node)
 
@@ -136,7 +136,7 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     x, y, sw = (batches.rows(it, v, 0, None, node) for v in data)
     trained = obj.data.get("trained")
     loss = train_step(it, obj, x, y, node, trained_note(it, obj, node), sw)
-    obj.data.setdefault("trained", node.lineno)
+    train_steps.mark_trained(it, obj, node)
     if trained is not None:
         return trained_result(obj, node)
     n = batches.count(it, x, node)
