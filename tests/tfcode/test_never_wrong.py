@@ -114,3 +114,53 @@ def test_refused_at_its_line_naming_run(case_id):
         f"read it by running it: gradcli explain --run {path} (needs TensorFlow)"
     )
     assert CASES[case_id]["calls"], "the recorded run shows what TensorFlow does there"
+
+
+FIT = """import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0)
+v = tf.Variable(2.0)
+with tf.GradientTape(persistent=True) as tape:
+    other = v * v
+    out = tf.reduce_sum(model(np.ones((1, 2))))
+g = tape.gradient(other, v)
+"""
+
+
+def test_after_fit_a_call_that_reads_no_trained_weight_is_read():
+    program = read_program(FIT.encode(), "t.py")
+    assert [c.line for c in program.calls] == [6, 11]
+
+
+def test_after_fit_a_call_that_reads_the_trained_weights_is_refused():
+    text = FIT + "h = tape.gradient(out, model.trainable_variables)\n"
+    with pytest.raises(GradcliError) as exc:
+        read_program(text.encode(), "t.py")
+    assert exc.value.pos.line == 12
+    assert "after an optimizer updated the variables at line 6" in exc.value.message
+    assert exc.value.message.endswith("gradcli explain --run t.py (needs TensorFlow)")
+
+
+def test_a_side_effect_in_a_dataset_loop_inside_tf_function_is_refused():
+    text = """import tensorflow as tf
+
+ds = tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0])
+seen = []
+
+
+@tf.function
+def f():
+    for x in ds:
+        seen.append(x)
+    return tf.constant(0.0)
+
+
+f()
+"""
+    with pytest.raises(GradcliError) as exc:
+        read_program(text.encode(), "t.py")
+    assert exc.value.pos.line == 10
+    assert "a Python side effect in a loop over a dataset inside @tf.function" in str(exc.value)
