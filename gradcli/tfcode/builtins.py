@@ -74,6 +74,7 @@ def _variable(it: Interpreter, args, kwargs, node):
     leaf = it.leaf(arr, node)
     label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
     it.store(leaf.id, init, ast.unparse(node), label)
+    it.keep_stale(leaf.id, [init])
     var = Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
     created(it, var)  # the collections; graph mode's unique name (tf1_graph.py)
     return var

@@ -170,16 +170,9 @@ def _refuse_after_update(it: Interpreter, node, targets, named) -> None:
         return
     stale = [v.value for v, _ in named if isinstance(v, Variable) and v.value in it.updated]
     lines = {it.updated[i] for i in stale}
-    stack = [it.tensor_id(v, read=False) for v, _ in targets if isinstance(v, (Tensor, Variable))]
-    seen: set[int] = set()
-    while stack:  # the targets' ancestry (iterative: long chains)
-        i = stack.pop()
-        if i in seen:
-            continue
-        seen.add(i)
-        if i in it.updated:
-            lines.add(it.updated[i])
-        stack.extend(it.g[i].inputs)
+    line = it.stale_line([v for v, _ in targets])
+    if line is not None:
+        lines.add(line)
     if lines:
         where = ", ".join(f"line {k}" for k in sorted(lines))
         it.refuse(node, f"a gradient call after an optimizer updated the variables at {where}",

@@ -450,11 +450,38 @@ class TensorMixin:
                 f"{tuple(self.g[var.value].shape)}",
                 self.pos(node),
             )
+        old = var.value
         var.value = self.leaf(new, node).id
         var.versions.append(var.value)
+        # a value computed from values an update gradcli does not compute changed is stale too
+        self.keep_stale(var.value, [value] if name == "assign" else [value, Tensor(old)])
         if name == "assign":
             self.store(var.value, value, ast.unparse(node), var.label)
         return var
+
+    def stale_line(self, values) -> int | None:
+        """The line of an update gradcli does not compute (Interpreter.updated) that one of
+        the tensors among `values` was computed from, or None."""
+        if not self.updated:
+            return None
+        stack = [self.tensor_id(v, read=False) for v in _flatten(list(values))
+                 if isinstance(v, (Tensor, Variable))]  # fmt: skip
+        seen: set[int] = set()
+        while stack:  # the ancestry, iteratively (long chains)
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            if i in self.updated:
+                return self.updated[i]
+            stack.extend(self.g[i].inputs)
+        return None
+
+    def keep_stale(self, leaf: int, values) -> None:
+        """A new value leaf (a variable's) made from stale values is stale itself."""
+        line = self.stale_line(values)
+        if line is not None:
+            self.updated.setdefault(leaf, line)
 
     def store(self, leaf: int, value, code: str, label: str) -> None:
         """Remember that a variable's value leaf holds a copy of a TensorFlow tensor (same

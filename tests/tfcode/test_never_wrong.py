@@ -164,3 +164,24 @@ f()
         read_program(text.encode(), "t.py")
     assert exc.value.pos.line == 10
     assert "a Python side effect in a loop over a dataset inside @tf.function" in str(exc.value)
+
+
+def test_a_value_copied_from_stale_weights_is_stale_too():
+    text = """import tensorflow as tf
+
+w = tf.Variable([1.0, 2.0])
+u = tf.Variable([0.0, 0.0])
+opt = tf.keras.optimizers.RMSprop(0.1)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(w * w)
+opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+u.assign(w * 2.0)
+with tf.GradientTape() as tape2:
+    tape2.watch(u)
+    loss2 = tf.reduce_sum(u * u)
+g = tape2.gradient(loss2, u)
+"""
+    with pytest.raises(GradcliError) as exc:
+        read_program(text.encode(), "t.py")
+    assert exc.value.pos.line == 13
+    assert "after an optimizer updated the variables at line 8" in exc.value.message

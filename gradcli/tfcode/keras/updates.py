@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.tfcode.values import Variable
+from gradcli.tfcode.values import Tensor, Variable
 
 # the base optimizer's options, with the values under which the update is unchanged
 BASE = {
@@ -85,10 +85,12 @@ def update(it, obj, pairs, node) -> bool:
     step = obj.data.get("iterations", 0)
     with np.errstate(all="ignore"):
         for grad, var, dtype in values:
-            old = it.value(var.value).astype(dtype)
+            before = var.value
+            old = it.value(before).astype(dtype)
             new = _STEPS[obj.cls.name](options, grad, old, slots[id(var)], step, dtype)
             var.value = it.leaf(np.asarray(new, dtype), node).id
             var.versions.append(var.value)
+            it.keep_stale(var.value, [Tensor(before)])  # from a value gradcli does not know
     obj.data["iterations"] = step + 1
     return True
 
