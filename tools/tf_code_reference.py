@@ -6,6 +6,8 @@ Run with a Python that has TensorFlow (never a dependency of gradcli or of its t
     /work/tfref/bin/python tools/tf_code_reference.py            # writes the JSON file
     /work/tfref/bin/python tools/tf_code_reference.py --check    # exit 1 if it is out of date
     /work/tfref/bin/python tools/tf_code_reference.py --only NAME --print   # one case, to stdout
+    /work/tfref/bin/python tools/tf_code_reference.py --snippets tests/data/tf_never_wrong \
+        --out tests/data/tf_never_wrong_reference.json     # another directory of snippets
 
 Every snippet runs unmodified (its own file compiled under its real filename, so line numbers
 are the file's), in a fresh subprocess (TF1 graph mode is process-global), with TensorFlow
@@ -790,11 +792,12 @@ def versions() -> dict:
     return {"tensorflow": tfv, "keras": kv, "numpy": npv}
 
 
-def build(paths: list[Path], jobs: int) -> dict:
+def build(paths: list[Path], jobs: int, snippets: Path = SNIPPETS) -> dict:
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         cases = list(pool.map(case_record, paths))
+    where = snippets.resolve().relative_to(ROOT).as_posix()
     return {
-        "generator": "tools/tf_code_reference.py (snippets in tests/data/tf_code/)",
+        "generator": f"tools/tf_code_reference.py (snippets in {where}/)",
         **versions(),
         "onednn": False,
         "cases": cases,
@@ -810,14 +813,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored file")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--snippets", type=Path, default=SNIPPETS, help="the snippets' directory")
     parser.add_argument("--only", action="append", help="run only these snippets (by name)")
     parser.add_argument("--print", action="store_true", help="print the JSON, write nothing")
     parser.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
     args = parser.parse_args()
-    paths = sorted(SNIPPETS.glob("*.py"))
+    paths = sorted(args.snippets.resolve().glob("*.py"))
     if args.only:
         paths = [p for p in paths if p.stem in args.only or p.name in args.only]
-    text = dump(build(paths, args.jobs))
+    text = dump(build(paths, args.jobs, args.snippets))
     if args.print or args.only:
         sys.stdout.write(text)
         return 0

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from gradcli.runtime.errors import GradcliError
 from gradcli.runtime.gcpause import paused
 from gradcli.tfcode.parse import parse
-from gradcli.tfcode.refusals import Refusals, scan
+from gradcli.tfcode.refusals import Refusals, scan, with_run_hint
 
 
 @dataclass
@@ -30,10 +30,29 @@ class Program:
 
 def read_program(data: bytes, file: str, weights=None) -> Program:
     """Read a TensorFlow program (Keras variables from `weights`, a cli.weights.Weights,
-    where it has their paths); raises one GradcliError listing every refused construct."""
+    where it has their paths); raises one GradcliError listing every refused construct,
+    ending with how to read the file with --run."""
+    tree, lines = parse(data, file)
+    try:
+        it = _interpret(tree, lines, file, weights)
+    except GradcliError as refused:  # a refusal raised as it was found: it names --run too
+        refused.message = with_run_hint(refused.message, file)
+        refused.args = (refused.message,)
+        raise
+    if weights is not None:
+        weights.check_all_used()
+    error = it.error
+    if error is not None and not it.calls:  # nothing to report but the error: bad input
+        note = f" ({error.note})" if error.note else ""
+        raise GradcliError(f"{error.kind}: {error.message}{note}", error.pos)
+    return Program(file, lines, it.calls, None if error is None else error.record())
+
+
+def _interpret(tree: ast.Module, lines: list[str], file: str, weights):
+    """Interpret the module (twice where TF1 feeds are bound late); the interpreter, or the
+    refusals raised as one GradcliError."""
     from gradcli.tfcode.interpret import Interpreter
 
-    tree, lines = parse(data, file)
     fed: dict = {}
     while True:
         refusals = Refusals(file)
@@ -60,13 +79,7 @@ def read_program(data: bytes, file: str, weights=None) -> Program:
             weights.made.clear()
     if refusals:
         raise refusals.error()
-    if weights is not None:
-        weights.check_all_used()
-    error = it.error
-    if error is not None and not it.calls:  # nothing to report but the error: bad input
-        note = f" ({error.note})" if error.note else ""
-        raise GradcliError(f"{error.kind}: {error.message}{note}", error.pos)
-    return Program(file, lines, it.calls, None if error is None else error.record())
+    return it
 
 
 def feeds(tree: ast.Module) -> dict:

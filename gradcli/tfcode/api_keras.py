@@ -157,10 +157,14 @@ for _prefix in ("keras.ops.", "tf.keras.ops.", "tf.compat.v2.keras.ops."):
         KERAS[_prefix + _n] = _row
     for _n, _row in NN.items():
         KERAS[_prefix + _n] = _row
+# the submodules hold only their own ops (Keras 3: cast and stop_gradient are keras.ops.core's,
+# logsumexp, top_k, erf and rsqrt keras.ops.math's, norm keras.ops.linalg's)
 for _n, _row in OPS.items():
-    KERAS["keras.ops.numpy." + _n] = _row
+    if _n not in ("cast", "logsumexp", "norm", "stop_gradient", "top_k"):
+        KERAS["keras.ops.numpy." + _n] = _row
 for _n, _row in NN.items():
-    KERAS["keras.ops.nn." + _n] = _row
+    if _n not in ("erf", "rsqrt"):
+        KERAS["keras.ops.nn." + _n] = _row
 for _prefix in ("tf.keras.backend.", "tf.compat.v2.keras.backend."):
     for _n, _row in LEGACY.items():
         KERAS[_prefix + _n] = _row

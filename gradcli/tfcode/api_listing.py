@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from gradcli.tfcode.api_raw_ops import RAW
-from gradcli.tfcode.api_table import NP, TF
+from gradcli.tfcode.api_table import INTERNAL, NP, TF
 
 START = "<!-- reader names: generated from gradcli/tfcode/api_table.py (api_listing.py) -->"
 END = "<!-- end of reader names -->"
@@ -21,6 +21,8 @@ def listing() -> str:
 
     numpy = [n for n in SPECIAL if n.startswith("np.") or ".utils." in n]  # constructors ...
     for dotted in dict.fromkeys([*TF, *NP, *RAW, *reader_names(), *numpy]):
+        if dotted in INTERNAL:  # not a name TensorFlow has, nor one the reader accepts
+            continue
         prefix, _, name = dotted.rpartition(".")
         groups[prefix].append(name)
     lines = [START]

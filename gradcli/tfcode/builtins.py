@@ -74,6 +74,7 @@ def _variable(it: Interpreter, args, kwargs, node):
     leaf = it.leaf(arr, node)
     label = it.target_name or (name if isinstance(name, str) else f"<variable line {node.lineno}>")
     it.store(leaf.id, init, ast.unparse(node), label)
+    it.keep_stale(leaf.id, [init])
     var = Variable(leaf.id, label, trainable, it.pos(node), name, [leaf.id])
     created(it, var)  # the collections; graph mode's unique name (tf1_graph.py)
     return var
@@ -339,8 +340,24 @@ def _tf_gradients(it: Interpreter, args, kwargs, node):
     return gradients_call(it, node, args, kwargs)
 
 
+def _where(it: Interpreter, args, kwargs, node):
+    """tf.where(condition, x, y); with the condition alone, TensorFlow's indices of its true
+    (nonzero) elements, an int64 tensor of shape (n, rank) that no gradient passes through."""
+    if len(args) > 1 or {"x", "y"} & set(kwargs):
+        return it.table_call("tf.where", api.TF["tf.where"], args, kwargs, node)
+    for k in kwargs:
+        if k not in ("condition", "name"):
+            it.refuse(node, f"tf.where(..., {k}=...)")
+    condition = args[0] if args else kwargs.get("condition")
+    if it.graph_mode or not isinstance(condition, (Tensor, Variable, list, tuple, bool)):
+        it.refuse(node, "tf.where(condition) of " + type(condition).__name__)
+    indices = np.argwhere(it.as_array(condition, node)).astype(np.int64)
+    return it.leaf(indices, node)
+
+
 SPECIAL = {
     "tf.Variable": _variable,
+    "tf.where": _where,
     "tf.constant": _constant,
     "tf.convert_to_tensor": _constant,
     "np.array": _numpy_array,

@@ -25,6 +25,7 @@ from gradcli.runtime.errors import Pos
 from gradcli.tfcode.builtins import _opt
 from gradcli.tfcode.interpret import Interpreter
 from gradcli.tfcode.keras import source_notes
+from gradcli.tfcode.refusals import AFTER_UPDATE
 from gradcli.tfcode.support import Refused, Stop, _flatten
 from gradcli.tfcode.tape_lowering import Lowering, _unique
 from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable, first_opaque
@@ -111,6 +112,9 @@ def gradients_call(it: Interpreter, node: ast.GradientCall, args, kwargs):
         it.refuse(node, "tf.gradients(..., stop_gradients=) of something not a tensor")
     stopped = {it.tensor_id(v, read=False) for v in stops}
     mode = mode_of(it, kwargs.get("unconnected_gradients", NONE), node)
+    if not it.graph_mode and it.tracing:  # valid there: TensorFlow differentiates the graph
+        what = f"tf.gradients inside {it.tracing[-1].fn.name} (a traced function)"
+        it.refuse(node, what, "TensorFlow differentiates the graph traced so far there")
     if not it.graph_mode:
         text = _text(asts[0])
         call = GradientCall(node.lineno, CallKind.TF_GRADIENTS, text, [], mode, pos=it.pos(node))
@@ -157,18 +161,22 @@ def crosses_unread_code(it: Interpreter, node, kind, target, sources, seeds, mod
     return True
 
 
-def _updated_notes(it: Interpreter, named) -> list[str]:
-    """A note when sources were updated by an optimizer earlier (apply_gradients): their
-    values in TensorFlow have moved, gradcli's (which does not train) have not."""
-    lines = {it.updated[id(v)]: n for v, n in named if id(v) in it.updated}
-    if not lines:
-        return []
-    where = ", ".join(f"line {k}" for k in sorted(lines))
-    return [
-        f"an optimizer updated the variables at {where} (apply_gradients) before this call: "
-        "TensorFlow computes this gradient at the updated values, gradcli at the values "
-        "before (it does not train), so the numbers differ; None-ness and causes do not"
-    ]
+def _refuse_after_update(it: Interpreter, node, targets, named) -> None:
+    """A gradient call that reads a variable an optimizer (or Keras's training) updated in a
+    way gradcli does not compute is refused: TensorFlow's values moved, gradcli's did not.
+    `it.updated` maps each such variable's value node (as it was at the update) to the
+    update's line; the call is refused when a target depends on one or a source is one."""
+    if not it.updated:
+        return
+    stale = [v.value for v, _ in named if isinstance(v, Variable) and v.value in it.updated]
+    lines = {it.updated[i] for i in stale}
+    line = it.stale_line([v for v, _ in targets])
+    if line is not None:
+        lines.add(line)
+    if lines:
+        where = ", ".join(f"line {k}" for k in sorted(lines))
+        it.refuse(node, f"a gradient call after an optimizer updated the variables at {where}",
+                  AFTER_UPDATE)  # fmt: skip
 
 
 def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts, stops=()):
@@ -198,10 +206,10 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
     for value, name in named:
         if not isinstance(value, (Tensor, Variable)):
             it.refuse(node, f"a gradient source that is {_kind_text(value)} ({name})")
+    _refuse_after_update(it, node, targets, named)
     names = _unique([n for _, n in named])
     call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
     call.notes += source_notes(it, sources, asts[1])  # Keras: variables a layer does not list
-    call.notes += _updated_notes(it, named)
     call.paths = {n: v.path for v, n in named if getattr(v, "path", None)}
     seed_values = None
     if seeds is not None:

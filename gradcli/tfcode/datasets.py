@@ -383,6 +383,7 @@ SPECIAL = {
 
 
 def _single(it, args, kwargs, node):
+    import gradcli.tfcode.dataset_methods  # noqa: F401 (first: dataset_extra builds on it)
     from gradcli.tfcode.dataset_extra import single_element
 
     return single_element(it, args, kwargs, node)

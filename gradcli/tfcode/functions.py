@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.support import MAX_CALL_DEPTH, _flatten, _Return
+from gradcli.tfcode.tracing import check_call
 from gradcli.tfcode.values import (
     PyFunction,
     Tensor,
@@ -116,6 +117,7 @@ class FunctionMixin:
         """A @tf.function call: the Python function, its nodes noted, traced once per signature."""
         key = (fn.pos.line, fn.pos.col, self.signature([*args, *sorted(kwargs.items())]))
         retrace = key in self.traces
+        check_call(self, fn, key, retrace, node)  # what a later call of a trace does not repeat
         self.traces.add(key)
         start = len(self.g)
         params = {v.id for v in _flatten([*args, *kwargs.values()]) if isinstance(v, Tensor)}
@@ -154,12 +156,9 @@ class FunctionMixin:
         extra_args, extra_kwargs = args[len(params) :], {}
         if fn.args.vararg is not None:  # *args: the extra positional arguments, as a tuple
             args = args[: len(params)]
-        if len(args) > len(params):
-            raise GradcliError(
-                f"TypeError: {fn.name}() takes {len(params)} positional arguments but "
-                f"{len(args)} were given",
-                self.pos(node),
-            )
+        if len(args) > len(params):  # Python's TypeError (its wording varies: not copied)
+            self.refuse(node, f"a call of {fn.name}() with {len(args)} positional arguments",
+                        f"it takes {len(params)}")  # fmt: skip
         bound = dict(zip(params, args))
         for k, v in kwargs.items():
             if k not in params and k not in kwonly and fn.args.kwarg is not None:
@@ -177,13 +176,11 @@ class FunctionMixin:
                 if j >= first_default:
                     bound[p] = fn.defaults[j - first_default]
                 else:
-                    raise GradcliError(
-                        f"TypeError: {fn.name}() missing required argument '{p}'", self.pos(node)
-                    )
+                    self.refuse(node, f"a call of {fn.name}() without its argument '{p}'")
         for j, p in enumerate(kwonly):
             if p not in bound:
                 if fn.kw_defaults[j] is None and fn.args.kw_defaults[j] is None:
-                    raise GradcliError(f"TypeError: {fn.name}() missing '{p}'", self.pos(node))
+                    self.refuse(node, f"a call of {fn.name}() without its argument '{p}'")
                 bound[p] = fn.kw_defaults[j]
         if fn.args.vararg is not None:
             bound[fn.args.vararg.arg] = tuple(extra_args)

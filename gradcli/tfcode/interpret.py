@@ -57,6 +57,11 @@ from gradcli.tfcode.values import (
 )
 
 GRADIENT_CALLS = ("tf.gradients", "tf.compat.v1.gradients")
+# TensorFlow 2.21's messages for NumPy methods an eager tensor lacks (tests/data/tf_code)
+EAGER_NO_ATTRIBUTE = {
+    "item": "'tensorflow.python.framework.ops.EagerTensor' object has no attribute 'item'",
+    "tolist": "EagerTensor object has no attribute 'tolist'.",
+}
 
 
 class Scope:
@@ -97,7 +102,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         # a variable's value leaf made from a tensor (tf.Variable(t), v.assign(t)) -> (the
         # tensor's node, the code, the variable): the lowering shows where gradients stop
         self.stored: dict[int, tuple[int, str, str]] = {}
-        # id() of a variable an optimizer's apply_gradients updated -> that line (notes)
+        # the value node of a variable an update gradcli does not compute changed (an
+        # optimizer's, Keras's training) -> that line: gradient calls reading it are refused
         self.updated: dict[int, int] = {}
         self.rng = np.random.default_rng(0)
         self.globals = Scope()
@@ -429,9 +435,12 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         if isinstance(obj, Variable) and name in VARIABLE_METHODS:
             return self.assign_variable(obj, name, args, kwargs, node)
         if name in ("item", "tolist") and _is_tf(obj):
+            if isinstance(obj, Variable) or self.symbolic(obj):  # TensorFlow's text not recorded
+                what = "variable" if isinstance(obj, Variable) else "traced tensor"
+                self.refuse(node, f".{name}() of a {what}", "TensorFlow has no such method there")
             raise Raises(
                 "AttributeError",
-                f"{'EagerTensor' if name == 'tolist' else 'the tensor'} has no attribute '{name}'",
+                EAGER_NO_ATTRIBUTE[name],
                 self.pos(node),
                 f"TensorFlow 2.21 raises here; use .numpy().{name}() outside the tape, or keep "
                 "the tensor",

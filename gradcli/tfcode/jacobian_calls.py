@@ -3,12 +3,14 @@
 The call's Problem is lowered as a gradient call's is (calls.lower); core/jacobian.py computes
 each block, of TensorFlow's shape target.shape + source.shape (batch_jacobian: the batch
 axis once, then the target's and the source's other axes), None for an unconnected source
-(zeros with unconnected_gradients=ZERO). The call's evaluation holds those blocks as its
-gradients; the sum's gradient stays in its `grads`, which explain reads (a block is None
-exactly when that gradient is). The results come back into the program as constants,
-unless another tape is recording: then tape.jacobian's blocks are built from one gradient
-per target element (seeded with that element's one-hot), copied back into the program
-graph and stacked, so the outer tape differentiates them as TensorFlow's does.
+(zeros with unconnected_gradients=ZERO; batch_jacobian's are always zeros, as TensorFlow
+2.21's). The call's evaluation holds those blocks as its gradients; the sum's gradient
+stays in its `grads`, which explain reads (a block is None exactly when that gradient is;
+batch_jacobian's sum is lowered with unconnected_gradients=ZERO, so explain says zeros).
+The results come back into the program as constants, unless another tape is recording:
+then tape.jacobian's blocks are built from one gradient per target element (seeded with
+that element's one-hot), copied back into the program graph and stacked, so the outer
+tape differentiates them as TensorFlow's does.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 
 from gradcli.core.evaluation import evaluate
 from gradcli.core.jacobian import jacobian
-from gradcli.core.problem import CONNECTED, NONE, UNCONNECTED
+from gradcli.core.problem import CONNECTED, NONE, UNCONNECTED, ZEROS
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.builtins import _opt
 from gradcli.tfcode.calls import (
@@ -59,7 +61,10 @@ def jacobian_call(it, tape, node, args, kwargs, batch: bool):
     if batch and not isinstance(sources, (Tensor, Variable)):
         it.refuse(node, "tape.batch_jacobian of a source that is not one tensor")
     use_tape(it, tape, node, kind, sources, mode, asts)
-    call, lowered, raises = lower(it, tape, node, kind, target, sources, None, mode, asts)
+    # batch_jacobian's unconnected blocks are zeros in either mode: explain reads them as such
+    lowered_mode = ZEROS if batch else mode
+    call, lowered, raises = lower(it, tape, node, kind, target, sources, None, lowered_mode, asts)
+    call.unconnected = mode
     problem = call.problem
     ev = evaluate(problem.scratch())  # the call's graph stays as lowered
     blocks = jacobian(problem)[problem.graph[problem.outputs[0]].name]
@@ -69,6 +74,8 @@ def jacobian_call(it, tape, node, args, kwargs, batch: bool):
         value = block.value
         if batch and value is not None:
             value = _batch_diagonal(problem.graph, problem.outputs[0], x, value, call.pos)
+        elif batch:  # TensorFlow 2.21's batch_jacobian gives zeros, whatever the mode
+            value = _batch_zeros(problem.graph, problem.outputs[0], x, call.pos)
         ev.gradients[name] = value
         ev.status[name] = CONNECTED if block.status == "connected" else UNCONNECTED
     call.evaluation = ev
@@ -118,6 +125,14 @@ def _differentiable(it, tape, node, target, sources, mode, asts, call):
         stacked = it.op_call("stack", parts, {"axis": 0}, node)
         results.append(it.op_call("reshape", [stacked], {"shape": [*shape, *x_shape]}, node))
     return rebuild(sources, iter(results))
+
+
+def _batch_zeros(graph, y: int, x: int, pos) -> np.ndarray:
+    """batch_jacobian of an unconnected source: TensorFlow returns zeros of the block's shape
+    in the target's dtype (for compatibility, it says, ignoring unconnected_gradients)."""
+    ys, xs = graph[y].shape, graph[x].shape
+    _batch_diagonal(graph, y, x, np.zeros((int(np.prod(ys)), int(np.prod(xs)))), pos)
+    return np.zeros((*ys, *xs[1:]), dtype=graph[y].dtype)
 
 
 def _batch_diagonal(graph, y: int, x: int, value: np.ndarray, pos) -> np.ndarray:

@@ -46,6 +46,8 @@ class LoopMixin:
             # inside @tf.function AutoGraph traces a loop over a dataset once: the gradient
             # calls of its later iterations run that graph, they are not listed again
             traced = bool(self.tracing)
+            if traced:
+                self.traced_dataset_loop(stmt)
         else:
             items = self.iterate(value, stmt.iter)
         silenced = 0
@@ -65,6 +67,30 @@ class LoopMixin:
         finally:
             self.silent -= silenced
         self.block(stmt.orelse, scope)
+
+    def traced_dataset_loop(self, stmt: ast.For) -> None:
+        """A loop over a dataset inside @tf.function: AutoGraph makes it one dataset op whose
+        body is traced once. A tape recording around it sees no path through it (TensorFlow
+        gives None), and a Python side effect in the body happens once: both refused."""
+        from gradcli.tfcode.tracing import loop_side_effect
+
+        outer = next((t for t in self.tapes if t.active), None)
+        if outer is not None:
+            self.refuse(
+                stmt,
+                f"a loop over a dataset inside @tf.function {self.tracing[-1].fn.name} while "
+                f"the tape of line {outer.pos.line} records",
+                "AutoGraph runs it as one dataset op, which the tape does not differentiate "
+                "through: TensorFlow gives None there; put the tape inside the "
+                "loop",
+            )
+        effect = loop_side_effect(stmt)
+        if effect is not None:
+            self.refuse(
+                effect,
+                "a Python side effect in a loop over a dataset inside @tf.function",
+                "AutoGraph traces the loop's body once, so it happens once, not per element",
+            )
 
     def while_(self, stmt: ast.While, scope) -> None:
         count = 0

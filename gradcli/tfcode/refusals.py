@@ -41,6 +41,22 @@ EXPRESSIONS = {
 }  # fmt: skip
 
 
+def run_hint(file: str) -> str:
+    """How to read a refused file anyway: by running it under TensorFlow (--run)."""
+    shown = file if file.endswith(".py") and not file.startswith("<") else "FILE.py"
+    return f"read it by running it: gradcli explain --run {shown} (needs TensorFlow)"
+
+
+def with_run_hint(message: str, file: str) -> str:
+    """A refusal's message ending with how to read the file with --run (once)."""
+    return message if "--run" in message else f"{message}; {run_hint(file)}"
+
+
+# why a gradient after an optimizer's update is refused (keras/training.py, calls.py)
+AFTER_UPDATE = (
+    "TensorFlow computes it at the updated values and gradcli does not train, so every "
+    "number can differ, and where an update writes NaN or Inf the diagnosis too"
+)
 SYSTEM_WHY = (
     "a module that runs processes, loads code or touches files; refused (nothing is "
     "imported or run)"
@@ -74,11 +90,11 @@ class Refusals:
         items = sorted(self.items, key=lambda it: (it[0].line, it[0].col))
         listed = "; ".join(f"line {p.line}:{p.col}: {m}" for p, m in items)
         if len(items) == 1:
-            return GradcliError(items[0][1], items[0][0])
+            return GradcliError(with_run_hint(items[0][1], self.file), items[0][0])
         head = (
             f"{len(items)} constructs gradcli's TensorFlow reader does not read (nothing was run)"
         )
-        return GradcliError(f"{head}: {listed}", items[0][0])
+        return GradcliError(with_run_hint(f"{head}: {listed}", self.file), items[0][0])
 
 
 def pos_of(file: str, node) -> Pos:

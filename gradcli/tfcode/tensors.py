@@ -49,11 +49,28 @@ from gradcli.tfcode.values import (
 NO_TF_GRADIENT = {"truncatemod": "TruncateMod"}
 
 
+# what the core's shape and attribute checks raise on arguments they were not written for
+UNREADABLE = (KeyError, TypeError, ValueError, IndexError, ArithmeticError, AttributeError,
+               AssertionError)  # fmt: skip
+
+
 class TensorMixin:
     """Methods of Interpreter that turn values into graph nodes (see interpret.py)."""
 
     # --- TensorFlow and NumPy functions ----------------------------------------------------
     def call_api(self, path: str, args, kwargs, node, scope):
+        """A TensorFlow, Keras or NumPy function called; arguments its reading cannot take
+        are refused at the call (never an internal error)."""
+        try:
+            return self._call_api(path, args, kwargs, node, scope)
+        except UNREADABLE as exc:
+            self.refuse(
+                node,
+                f"{path}(...) with these arguments",
+                f"gradcli cannot read them: {type(exc).__name__}: {exc}"[:300],
+            )
+
+    def _call_api(self, path: str, args, kwargs, node, scope):
         if path.startswith("tf.compat.v1.") and path not in SPECIAL:  # TF1's aliases
             from gradcli.tfcode.tf1_graph import v1_alias
 
@@ -88,9 +105,7 @@ class TensorMixin:
                 self.pos(node),
             )
         if len(args) > len(row.params):
-            raise GradcliError(
-                f"TypeError: {path} takes at most {len(row.params)} arguments", self.pos(node)
-            )
+            self.refuse(node, f"{path} with more than {len(row.params)} arguments")
         bound.update(zip(row.params, args))
         for k, v in kwargs.items():
             if k not in row.params:
@@ -100,7 +115,7 @@ class TensorMixin:
             bound.pop(p, None)
         missing = [p for p in row.tensors if p not in bound and p not in row.optional]
         if missing:
-            raise GradcliError(f"TypeError: {path} is missing '{missing[0]}'", self.pos(node))
+            self.refuse(node, f"{path} without its argument '{missing[0]}'")
         tensors = [bound.pop(p) for p in row.tensors if p in bound]
         if row.listed:
             if not isinstance(tensors[0], (list, tuple)):
@@ -215,7 +230,19 @@ class TensorMixin:
 
     def op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor | list[Tensor]:
         """Emit op(operands) with TensorFlow's dtype rules; returns the result tensor (a list
-        of tensors for a multi-output op such as split)."""
+        of tensors for a multi-output op such as split). Arguments the op's schema cannot
+        take (a required attribute left out, a list where it wants a number) are refused at
+        the call: never an internal error (tests/tfcode/test_reader_fuzz.py)."""
+        try:
+            return self._op_call(opname, operands, attrs, node)
+        except UNREADABLE as exc:
+            self.refuse(
+                node,
+                f"{_what(node)} with these arguments",
+                f"gradcli's {opname} cannot take them: {type(exc).__name__}: {exc}"[:300],
+            )
+
+    def _op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor | list[Tensor]:
         opaque = first_opaque(operands)
         if opaque is not None:  # computed from code gradcli does not read: unknown too
             return opaque
@@ -246,10 +273,12 @@ class TensorMixin:
         if op.accepts == "float":
             for i in ids:
                 if self.g[i].dtype not in FLOAT_DTYPES:
-                    raise GradcliError(
-                        f"{_what(node)} needs a float tensor, got {self.g[i].dtype} (TensorFlow "
-                        "raises here; cast it with tf.cast(x, tf.float32))",
-                        self.pos(node),
+                    # TensorFlow computes some on integers (reduce_mean: an integer mean),
+                    # raises on others: gradcli reads these ops on float tensors only
+                    self.refuse(
+                        node,
+                        f"{_what(node)} on {self.g[i].dtype} tensors",
+                        "gradcli reads it on float tensors only",
                     )
         kinds = {_kind(v) for v in operands if isinstance(v, (Tensor, Variable))}
         kind = TF if TF in kinds or not kinds else (NP if NP in kinds else PY)
@@ -305,10 +334,12 @@ class TensorMixin:
             else:
                 arr = self.python_array(v, node)
                 if target in INT_DTYPES and not np.all(np.round(arr) == arr):
-                    raise GradcliError(
-                        f"{_what(node)}: {v!r} cannot be converted to {target} (TensorFlow "
-                        "raises TypeError)",
-                        self.pos(node),
+                    # TensorFlow raises (InvalidArgumentError for a + 1.5, other errors
+                    # elsewhere): not claimed, refused
+                    self.refuse(
+                        node,
+                        f"{_what(node)}: {v!r} meeting a {target} tensor",
+                        "it is not a whole number; cast one with tf.cast",
                     )
                 ids.append(const(self.g, arr, target, entry=self.label, pos=self.pos(node)))
         return ids
@@ -419,19 +450,44 @@ class TensorMixin:
                 f"{tuple(self.g[var.value].shape)}",
                 self.pos(node),
             )
+        old = var.value
         var.value = self.leaf(new, node).id
         var.versions.append(var.value)
+        # a value computed from values an update gradcli does not compute changed is stale too
+        self.keep_stale(var.value, [value] if name == "assign" else [value, Tensor(old)])
         if name == "assign":
             self.store(var.value, value, ast.unparse(node), var.label)
         return var
 
+    def stale_line(self, values) -> int | None:
+        """The line of an update gradcli does not compute (Interpreter.updated) that one of
+        the tensors among `values` was computed from, or None."""
+        if not self.updated:
+            return None
+        stack = [self.tensor_id(v, read=False) for v in _flatten(list(values))
+                 if isinstance(v, (Tensor, Variable))]  # fmt: skip
+        seen: set[int] = set()
+        while stack:  # the ancestry, iteratively (long chains)
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            if i in self.updated:
+                return self.updated[i]
+            stack.extend(self.g[i].inputs)
+        return None
+
+    def keep_stale(self, leaf: int, values) -> None:
+        """A new value leaf (a variable's) made from stale values is stale itself."""
+        line = self.stale_line(values)
+        if line is not None:
+            self.updated.setdefault(leaf, line)
+
     def store(self, leaf: int, value, code: str, label: str) -> None:
         """Remember that a variable's value leaf holds a copy of a TensorFlow tensor (same
         dtype and shape): gradients stop there, and the lowering says where (no_path)."""
-        if not isinstance(value, (Tensor, Variable)) or (
-            isinstance(value, Tensor) and value.kind != TF
-        ):
-            return
+        if not isinstance(value, (Tensor, Variable)):
+            return  # a NumPy value made from a tensor (.numpy()) is kept: its cut shows
         i = self.tensor_id(value, read=False)
         if self.g[i].dtype == self.g[leaf].dtype and self.g[i].shape == self.g[leaf].shape:
             self.stored[leaf] = (i, code, label)

@@ -95,18 +95,37 @@ def test_no_epoch_to_run_gives_an_empty_history_and_no_call():
 
 
 def test_a_callback_that_may_stop_training_makes_the_epochs_opaque():
+    # each fit on a model of its own: a second fit of one model is refused (its train step
+    # is at weights Keras trained, which gradcli does not compute)
+    fresh = (
+        "m{k} = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, "
+        "kernel_initializer='ones')])\nm{k}.compile(loss='mse')\n"
+    )
     env, _ = run(
-        "model.compile(loss='mse')\n"
-        "h = model.fit(x, y, epochs=5, verbose=0, callbacks=[keras.callbacks.EarlyStopping("
+        fresh.format(k=1)
+        + "h = m1.fit(x, y, epochs=5, verbose=0, callbacks=[keras.callbacks.EarlyStopping("
         "monitor='loss', patience=1)])\n"
-        "h2 = model.fit(x, y, epochs=3, verbose=0, callbacks=[keras.callbacks.TerminateOnNaN()])\n"
-        "h3 = model.fit(x, y, epochs=2, verbose=0, callbacks=[keras.callbacks.EarlyStopping()])\n"
+        + fresh.format(k=2)
+        + "h2 = m2.fit(x, y, epochs=3, verbose=0, callbacks=[keras.callbacks.TerminateOnNaN()])\n"
+        + fresh.format(k=3)
+        + "h3 = m3.fit(x, y, epochs=2, verbose=0, callbacks=[keras.callbacks.EarlyStopping()])\n"
     )
     for name in ("h", "h2"):
         assert isinstance(env[name].attrs["epoch"], Reported)
         assert isinstance(env[name].attrs["history"], Reported)
     # monitors val_loss without validation data: Keras warns and never stops
     assert env["h3"].attrs["epoch"] == [0, 1]
+
+
+def test_a_second_fit_of_one_model_is_refused_naming_run():
+    with pytest.raises(GradcliError) as exc:
+        run(
+            "model.compile(loss='mse')\nh = model.fit(x, y, epochs=2, verbose=0)\n"
+            "h2 = model.fit(x, y, epochs=1, verbose=0)\n"
+        )
+    assert exc.value.pos.line == HEAD.count("\n") + 3
+    assert "a train step after Keras trained the weights at line" in exc.value.message
+    assert "gradcli explain --run t.py (needs TensorFlow)" in exc.value.message
 
 
 def test_a_users_history_callback_is_the_one_fit_returns():

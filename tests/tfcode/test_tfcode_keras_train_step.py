@@ -10,6 +10,7 @@ import json
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -271,9 +272,10 @@ def test_optimizer_apply_with_every_gradient_none_is_kerass_error():
     )
 
 
-def test_a_call_after_apply_gradients_notes_that_tensorflows_values_moved():
-    """A custom loop's second gradient call is at the values apply_gradients left in
-    TensorFlow; gradcli does not train, so the call says its numbers differ."""
+def test_a_call_after_sgds_apply_gradients_is_at_the_updated_values():
+    """A custom loop's second gradient call is at the values apply_gradients left: SGD's
+    update is computed (w - lr * g, lr a float32 variable), so it is TensorFlow's
+    gradient there: 2 * (w - 0.1 * 2w) = 1.6 w in float32."""
     from gradcli.tfcode import read_program
 
     text = (
@@ -286,6 +288,27 @@ def test_a_call_after_apply_gradients_notes_that_tensorflows_values_moved():
         "    grads = tape.gradient(loss, [w])\n"
         "    opt.apply_gradients(zip(grads, [w]))\n"
     )
-    first, second = read_program(text.encode(), "t.py").calls
-    assert not any("an optimizer updated" in n for n in first.notes)
-    assert any("an optimizer updated the variables at line 8" in n for n in second.notes)
+    _, second = read_program(text.encode(), "t.py").calls
+    w = np.array([1.0, 2.0], np.float32)
+    after = w - (2 * w) * np.float32(0.1)
+    assert np.array_equal(second.evaluation.gradients["w"], 2 * after)
+
+
+def test_a_call_after_an_update_gradcli_does_not_compute_is_refused():
+    from gradcli.tfcode import read_program
+
+    text = (
+        "import tensorflow as tf\n"
+        "w = tf.Variable([1.0, 2.0])\n"
+        "opt = tf.keras.optimizers.RMSprop(0.1)\n"
+        "for step in range(2):\n"
+        "    with tf.GradientTape() as tape:\n"
+        "        loss = tf.reduce_sum(w * w)\n"
+        "    grads = tape.gradient(loss, [w])\n"
+        "    opt.apply_gradients(zip(grads, [w]))\n"
+    )
+    with pytest.raises(GradcliError) as exc:
+        read_program(text.encode(), "t.py")
+    assert exc.value.pos.line == 7
+    assert "a gradient call after an optimizer updated the variables at line 8" in str(exc.value)
+    assert "gradcli explain --run t.py" in str(exc.value)

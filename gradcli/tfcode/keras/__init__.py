@@ -110,6 +110,7 @@ def reader_names() -> list[str]:
     names += [f"tf.keras.losses.{n}" for n in loss_functions.LEGACY]
     names += [f"tf.keras.metrics.{n}" for n in loss_functions.METRIC_FUNCTIONS]
     names += [f"tf.keras.metrics.{n}" for n in loss_functions.METRIC_ONLY]
+    names = [n for n in names if keras_name(n) is not None]  # not the keras.*-only names
     names += api_keras.names()
     return names
 

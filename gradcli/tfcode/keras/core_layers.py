@@ -274,7 +274,18 @@ def _lambda_call(it: Interpreter, obj: Instance, args, kwargs, node):
             extra["training"] = state(it).training[-1]
         if "mask" in params:  # Keras passes the input's mask to a function that takes one
             extra["mask"] = kwargs.get("mask")
-        return it.call_function(fn, [x], extra, node)
+        if not (len(fn.body) == 1 and getattr(fn.body[0], "lambda_body", False)):
+            return it.call_function(fn, [x], extra, node)  # a def labels its own lines
+        # a lambda's ops are at its own line (a cut inside it is named there, not at the
+        # statement that called the model, such as fit)
+        saved = it.label, it.target_name
+        label = "lambda" if it.labels.get("lambda", fn.pos) == fn.pos else f"lambda@{fn.pos.line}"
+        it.labels.setdefault(label, fn.pos)
+        it.label, it.target_name = label, None
+        try:
+            return it.call_function(fn, [x], extra, node)
+        finally:
+            it.label, it.target_name = saved
     if isinstance(fn, Module):
         return it.call_api(fn.path, [x], extra, node, None)
     return call_object(it, fn, [x], extra, node)

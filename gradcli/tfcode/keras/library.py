@@ -123,11 +123,20 @@ def activation(it: Interpreter, value, node, owner: Instance | None = None):
     it.refuse(node, f"activation={_describe(value)}")
 
 
+# names only Keras 3's keras.* has: TensorFlow 2.21's tf.keras (keras._tf_keras.keras) lacks
+# them (it has mse, mae, kld, logcosh ...; tests/data/tf_public_names.txt)
+KERAS_ONLY = {f"{m}.{n}" for m in ("losses", "metrics") for n in (
+    "mean_squared_error", "mean_absolute_error", "kl_divergence", "log_cosh",
+    "mean_absolute_percentage_error", "mean_squared_logarithmic_error")}  # fmt: skip
+
+
 def keras_name(path: str) -> str | None:
     """tf.keras.layers.Dense -> layers.Dense (None for a path outside Keras)."""
     for prefix in ("tf.keras.", "keras.", "tf.compat.v2.keras."):
         if path.startswith(prefix):
-            return path[len(prefix) :]
+            name = path[len(prefix) :]
+            # not in tf.keras: unknown there (refused), as TensorFlow has no such name
+            return None if prefix != "keras." and name in KERAS_ONLY else name
     return None
 
 

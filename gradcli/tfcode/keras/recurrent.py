@@ -285,6 +285,10 @@ def state_sizes(it: Interpreter, cell: Instance, obj: Instance, node) -> tuple:
         d = cell.data
         return [d["units"]] * (2 if d["kind"] == "LSTM" else 1), d["dtype"]
     size = cell.attrs.get("state_size")
+    if "state_size" not in cell.attrs:  # a @property (or a class attribute) of the cell's class
+        from gradcli.tfcode.keras.protocol import get_attribute
+
+        size = get_attribute(it, node, cell, "state_size")
     sizes = list(size) if isinstance(size, (list, tuple)) else [size]
     if not sizes or not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
         it.refuse(node, f"an RNN cell whose state_size is {_describe(size)}", "give ints")

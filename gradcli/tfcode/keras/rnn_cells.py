@@ -116,7 +116,8 @@ def _rnn_init(it: Interpreter, obj: Instance, args, kwargs, node):
             + (repr(cell) if isinstance(cell, (int, float, str)) else _describe(cell)),
             it.pos(node),
         )
-    if cell.cls.name not in CELL_KINDS and "state_size" not in cell.attrs:
+    has_size = "state_size" in cell.attrs or cell.cls.lookup("state_size")[0] is not None
+    if cell.cls.name not in CELL_KINDS and not has_size:  # a @property or class attribute counts
         raise GradcliError(
             "ValueError: The RNN cell should have a `state_size` attribute (single integer or "
             "list of integers, one integer per RNN state). Received: "

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance, Property
 from gradcli.tfcode.keras.protocol import call_member, get_attribute, instantiate
+from gradcli.tfcode.keras.updates import update
 from gradcli.tfcode.support import Raises, _describe, _flatten
-from gradcli.tfcode.values import Opaque, PyFunction, Tensor
+from gradcli.tfcode.values import Opaque, PyFunction, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -139,16 +140,16 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
                 f"random samples, gradcli's the first {size}; the gradients' values differ, "
                 "their None-ness and causes do not"
             )
-    run_step(it, obj, "train_step", data, node, notes + trained_note(obj))
-    obj.data.setdefault("trained", node.lineno)
+    run_step(it, obj, "train_step", data, node, notes + trained_note(it, obj, node))
+    mark_trained(it, obj, node)
     return History(node.lineno, "the History of a fit with the class's own train_step")
 
 
-def trained_note(obj: Instance) -> list[str]:
-    """training.py's note for a step after Keras trained the weights."""
+def trained_note(it: Interpreter, obj: Instance, node) -> list[str]:
+    """training.py's refusal of a step after Keras trained the weights."""
     from gradcli.tfcode.keras.training import trained_note as note
 
-    return note(obj)
+    return note(it, obj, node)
 
 
 def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
@@ -158,8 +159,8 @@ def train_on_batch(it: Interpreter, obj: Instance, bound: dict, node):
     if bound.get("class_weight") is not None:
         it.refuse(node, "model.train_on_batch(..., class_weight=...) with a custom train_step")
     data = tuple(_rows(it, bound.get(k), None, node)[0] for k in ("x", "y", "sample_weight"))
-    run_step(it, obj, "train_step", data, node, trained_note(obj))
-    obj.data.setdefault("trained", node.lineno)
+    run_step(it, obj, "train_step", data, node, trained_note(it, obj, node))
+    mark_trained(it, obj, node)
     return MetricValue(node.lineno, "the logs of train_on_batch with the class's own train_step")
 
 
@@ -352,16 +353,28 @@ def apply_gradients(it: Interpreter, obj: Instance, args, kwargs, node):
     if isinstance(pairs, (list, tuple)) and none:
         hint = "every gradient is None: the gradient call's explanation names each one's cause"
         raise Raises("ValueError", NO_GRADIENTS, it.pos(node), hint)
-    mark_updated(it, pairs, node)
+    if not update(it, obj, pairs, node):  # an update gradcli does not compute
+        mark_updated(it, pairs, node)
     return None
 
 
 def mark_updated(it: Interpreter, pairs, node) -> None:
-    """Remember the variables an optimizer updates (a gradient given), for later calls' notes:
-    TensorFlow's values move there, gradcli's (which does not train) do not."""
+    """Remember the variables an optimizer updated in a way gradcli does not compute (a
+    gradient given): later gradient calls are refused (calls.py)."""
     for pair in pairs if isinstance(pairs, (list, tuple)) else ():
-        if isinstance(pair, tuple) and len(pair) == 2 and pair[0] is not None:
-            it.updated.setdefault(id(pair[1]), node.lineno)
+        ok = isinstance(pair, tuple) and len(pair) == 2 and pair[0] is not None
+        if ok and isinstance(pair[1], Variable):
+            it.updated.setdefault(pair[1].value, node.lineno)
+
+
+def mark_trained(it: Interpreter, obj: Instance, node) -> None:
+    """Keras trained the model's weights (fit, train_on_batch): they are stale to gradcli."""
+    from gradcli.tfcode.keras.layers import all_variables
+
+    obj.data.setdefault("trained", node.lineno)
+    for var in all_variables(obj):
+        if isinstance(var, Variable):
+            it.updated.setdefault(var.value, node.lineno)
 
 
 def apply(it: Interpreter, obj: Instance, args, kwargs, node):
@@ -372,7 +385,9 @@ def apply(it: Interpreter, obj: Instance, args, kwargs, node):
         raise Raises("ValueError", NO_GRADIENTS, it.pos(node), hint)
     variables = args[1] if len(args) > 1 else kwargs.get("trainable_variables")
     if isinstance(grads, (list, tuple)) and isinstance(variables, (list, tuple)):
-        mark_updated(it, list(zip(grads, variables)), node)
+        pairs = list(zip(grads, variables))
+        if not update(it, obj, pairs, node):
+            mark_updated(it, pairs, node)
     return None
 
 

@@ -40,6 +40,7 @@ from gradcli.tfcode.keras.compiling import (
 from gradcli.tfcode.keras.library import _to_dtype
 from gradcli.tfcode.keras.objects import Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute
+from gradcli.tfcode.refusals import AFTER_UPDATE
 from gradcli.tfcode.support import Raises, Stop, _describe
 from gradcli.tfcode.values import Tape, Tensor
 
@@ -94,9 +95,9 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
             f"samples, gradcli's the first {size}; the gradients' values differ, their "
             "None-ness and causes do not"
         )
-    notes += trained_note(obj)
+    notes += trained_note(it, obj, node)
     train_step(it, obj, batch.x, batch.y, node, notes, batch.sample_weight)
-    obj.data.setdefault("trained", node.lineno)
+    train_steps.mark_trained(it, obj, node)
     info["names"] = logged_names(it, obj, node)
     return callbacks.make_history(it, obj, given, info, node)
 
@@ -134,24 +135,22 @@ def train_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     data = (bound.get("x"), bound.get("y"), sw)
     x, y, sw = (batches.rows(it, v, 0, None, node) for v in data)
     trained = obj.data.get("trained")
-    loss = train_step(it, obj, x, y, node, trained_note(obj), sw)
-    obj.data.setdefault("trained", node.lineno)
+    loss = train_step(it, obj, x, y, node, trained_note(it, obj, node), sw)
+    train_steps.mark_trained(it, obj, node)
     if trained is not None:
         return trained_result(obj, node)
     n = batches.count(it, x, node)
     return logs(it, obj, [(loss, n)], bound.get("return_dict", False), node)
 
 
-def trained_note(obj: Instance) -> list[str]:
-    """The note of a train step after an earlier one updated the weights."""
+def trained_note(it: Interpreter, obj: Instance, node) -> list[str]:
+    """A train step after an earlier one trained the weights is refused: Keras computes it at
+    the trained weights, which gradcli does not compute (it does not train)."""
     line = obj.data.get("trained")
-    if line is None:
-        return []
-    return [
-        f"Keras trained the weights at line {line}: its gradient here is at the trained "
-        "weights, gradcli's at the initial ones (gradcli does not train): the values differ, "
-        "their None-ness and causes do not"
-    ]
+    if line is not None:
+        it.refuse(node, f"a train step after Keras trained the weights at line {line}",
+                  AFTER_UPDATE)  # fmt: skip
+    return []
 
 
 def _label(it: Interpreter, name: str, node) -> None:
