@@ -593,7 +593,8 @@ class Suite:
             return
         runs = 2 if self.quick else 5
         for name, what in (("cnn_step.py", "small CNN step (batch 32)"),
-                           ("transformer_step.py", "transformer encoder block step")):  # fmt: skip
+                           ("transformer_step.py", "transformer encoder block step"),
+                           ("rnn_step.py", "GRU unrolled 100 steps (op-heavy)")):  # fmt: skip
             script = os.path.join(HERE, "torch_scripts", name)
             w = f"run mode: {what}"
             plain = [_peak([sys.executable, script], self.env("1")) for _ in range(runs)]

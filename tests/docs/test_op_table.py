@@ -48,3 +48,17 @@ def test_the_op_tables_tensorflow_names_agree_with_the_readers_table():
         if replace(other, name=op.name, doc=op.doc, operator=op.operator) != op:
             wrong.append(f"{name}: docs/ops.md says {tf_name}, which the reader reads as {row.op}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_op_tables_tensorflow_names_are_tensorflow_2_21s():
+    """Each TensorFlow name in docs/ops.md is a public name of TensorFlow 2.21 / Keras 3
+    (tests/data/tf_public_names.txt, listed by tools/list_tf_names.py), up to a call's
+    result written after it (`tf.math.top_k(...).values`) and TensorFlow Probability."""
+    listed = ROOT / "tests" / "data" / "tf_public_names.txt"
+    names = {line.strip() for line in listed.read_text().splitlines() if line[:1] != "#"}
+    wrong = []
+    for op, (tf_name, _, _) in op_table().items():
+        name = tf_name.split("(", 1)[0].rstrip("`")
+        if tf_name != "—" and not name.startswith("tfp.") and name not in names:
+            wrong.append(f"{op}: {tf_name}")
+    assert not wrong, wrong
