@@ -232,13 +232,17 @@ def to_json(view: gv.GraphView) -> dict:
 
 
 def write(view: gv.GraphView, fmt: str, stream) -> None:
-    """Write the view to stream as a tree, DOT, Mermaid or JSON."""
+    """Write the view to stream as a tree, DOT, Mermaid, JSON or SVG (laid out by dot)."""
     if fmt == "tree":
         from gradcli.views.graph_tree import print_tree, tree_console
 
         print_tree(view, tree_console(stream, colour=stream is sys.stdout))
     elif fmt == "dot":
         stream.write(to_dot(view))
+    elif fmt == "svg":
+        from gradcli.views.svg import to_svg
+
+        stream.write(to_svg(view))
     elif fmt == "mermaid":
         stream.write(to_mermaid(view))
     else:

@@ -1,0 +1,119 @@
+"""The sections of `explain --html`: a spec's or expression's pairs, a TensorFlow program's
+gradient calls, and the gradient calls of a script run with --run, as html_report reads
+them (each finding with its causes and its picture's DOT)."""
+
+from __future__ import annotations
+
+from gradcli.views import graph_model as gv
+from gradcli.views.explain_report import title as pair_title
+from gradcli.views.html_report import MAX_CAUSES, CauseRow, Finding, Section, picture
+
+
+def _finding(pair, rows: list[CauseRow], name: str | None = None) -> Finding:
+    return Finding(
+        title=name or pair_title(pair),
+        status=str(pair.status),
+        reason=pair.reason or str(pair.status),
+        causes=rows[:MAX_CAUSES],
+        more_causes=max(0, len(rows) - MAX_CAUSES),
+    )
+
+
+def problem_section(problem, pairs, heading: str) -> Section:
+    """A spec's (or one TensorFlow call's) pairs: a finding per pair that is not fine."""
+    from gradcli.core.printing import source_line
+
+    section = Section(heading)
+    view = None
+    for pair in pairs:
+        if pair.ok:
+            section.fine.append(pair_title(pair))
+            continue
+        rows = [
+            CauseRow(str(c.kind), c.line, c.detail, source_line(problem, c.line),
+                     c.extra.get("fix"), str(c.location) if _elsewhere(c, problem) else None)
+            for c in pair.causes
+        ]  # fmt: skip
+        finding = _finding(pair, rows)
+        names = problem.graph.names
+        if pair.input in names and pair.output in names:
+            if view is None:
+                view = gv.collect(problem.scratch())
+            x, y = names[pair.input], names[pair.output]
+            causes = [(c.node_id if c.node_id in view.nodes else None, str(c.kind))
+                      for c in pair.causes]  # fmt: skip
+            finding.dot, finding.note = picture(view, x, [y], causes)
+        section.findings.append(finding)
+    return section
+
+
+def _elsewhere(cause, problem) -> bool:
+    """The cause's op is in another file than the program's own (a module it imports)."""
+    file = getattr(cause.location, "file", None)
+    return file is not None and file != problem.source.file
+
+
+def tf_sections(program, chosen, pairs) -> list[Section]:
+    """A TensorFlow program's gradient calls: (k, call) chosen, pairs as (k, call, pair)."""
+    from gradcli.views.calls_report import title
+
+    sections = []
+    for k, call in chosen:
+        mine = [p for j, _, p in pairs if j == k]
+        if call.problem is not None:
+            section = problem_section(call.problem, mine, title(k, call))
+        else:
+            section = Section(title(k, call))
+        if call.unknown is not None:
+            why = call.unknown["reason"]
+            section.notes += [f"d{call.target}/d{n}: {why}" for n in call.sources]
+        section.notes += [f"note: {note}" for note in call.notes]
+        if call.error is not None:
+            section.notes.append(f"TensorFlow raises {call.error['type']}: {call.error['message']}")
+        sections.append(section)
+    error = program.error
+    if error is not None:
+        said = f"TensorFlow raises at line {error['line']}: {error['type']}: {error['message']}"
+        sections.append(Section("the program", notes=[said]))
+    return sections
+
+
+def run_sections(program, diagnosis) -> list[Section]:
+    """The gradient calls of a script run with --run: a finding per group of gradients
+    sharing their causes, with the picture of the first one's paths."""
+    from gradcli.views.run_graph import view_of
+    from gradcli.views.run_report import _source, grouped, notes, title
+
+    sections = []
+    for call in program.calls:
+        section = Section(title(call))
+        pairs = [p for k, p in diagnosis.pairs if k == call.index]
+        view = view_of(program, diagnosis, call) if pairs else None
+        ids = {g.name: g.value_id for g in call.gradients}
+        for group in grouped([p for p in pairs if not p.ok]):
+            pair = group[0]
+            rows = [CauseRow(str(c.kind), c.line, c.detail, _source(program, c), c.extra.get("fix"),
+                             c.extra.get("file")) for c in pair.causes]  # fmt: skip
+            names = ", ".join(p.input for p in group)
+            finding = _finding(pair, rows, f"{names}: {pair.output}")
+            source = ids.get(pair.input)
+            if view is not None and source in view.nodes:
+                finding.dot, finding.note = picture(view, source, view.outputs, [])
+            section.findings.append(finding)
+        section.fine = [p.input for p in pairs if p.ok and p.status == "connected"]
+        section.notes += [f"{p.input}: {p.status}" + (f" ({p.reason})" if p.reason else "")
+                          for p in pairs if p.ok and p.status != "connected"]  # fmt: skip
+        if call.error is not None:
+            section.notes.append(
+                f"{program.framework_name} raises at line {call.error.get('line')}: "
+                f"{call.error['type']}: {call.error['message']}"
+            )
+        sections.append(section)
+    error = program.error
+    if error is not None and error.in_call is None:
+        who = program.framework_name
+        said = f"{who} raises at line {error.line}: {error.type}: {error.message}"
+        sections.append(Section("the script", notes=[said]))
+    if notes(program):
+        sections.append(Section("notes", notes=notes(program)))
+    return sections
