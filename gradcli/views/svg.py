@@ -137,8 +137,8 @@ def node_lines(vn: gv.ViewNode) -> list[str]:
     """A node's label: its name or expression, its op and shape, its line."""
     if vn.kind == COLLAPSED:
         return [vn.label]
-    lines = [vn.label]
     what = vn.op if vn.op != INPUT_OP else ("input" if vn.name else "value")
+    lines = [] if vn.label == vn.op else [vn.label]  # the run mode labels values by their op
     lines.append(f"{what} {shape_text(vn.shape)} {vn.dtype}".strip())
     if vn.line is not None:
         lines.append(f"line {vn.line}")
