@@ -64,7 +64,9 @@ def test_graph_svg_draws_the_cut_red_with_its_kind_and_line(tmp_path):
     assert 'class="edge cut cut-stop_gradient"' in text and "stop_gradient, line 6" in text
     assert 'stroke="#dc2626"' in r.stdout
     out = tmp_path / "g.svg"
-    assert gradcli("graph", SPECS / "stop_gradient.yaml", "--format", "svg", "-o", out).returncode == 0
+    assert (
+        gradcli("graph", SPECS / "stop_gradient.yaml", "--format", "svg", "-o", out).returncode == 0
+    )
     assert out.read_text() == r.stdout
 
 
@@ -143,7 +145,9 @@ def test_the_page_quotes_the_cause_its_line_and_source(tmp_path):
 @needs_dot
 def test_a_5000_node_chain_stays_fast_and_small(tmp_path):
     lines = ["inputs:", "  x: 0.5", "graph:", "  a1: sin(x)"]
-    lines += [f"  a{i}: {'stop_gradient' if i == 2500 else 'sin'}(a{i - 1})" for i in range(2, 5001)]
+    lines += [
+        f"  a{i}: {'stop_gradient' if i == 2500 else 'sin'}(a{i - 1})" for i in range(2, 5001)
+    ]
     spec = tmp_path / "chain.yaml"
     spec.write_text("\n".join([*lines, "outputs: [a5000]", ""]))
     page = tmp_path / "chain.html"

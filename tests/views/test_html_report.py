@@ -114,7 +114,7 @@ def test_the_page_is_self_contained():
 
 @needs_dot
 def test_user_strings_are_escaped():
-    bad = '</pre><script>alert("x")</script> & \'q\''
+    bad = "</pre><script>alert(\"x\")</script> & 'q'"
     cause = hr.CauseRow("stop_gradient", 3, bad, bad, bad, None)
     finding = hr.Finding(bad, "unconnected", bad, [cause])
     view = chain_view(3)
@@ -122,7 +122,9 @@ def test_user_strings_are_escaped():
     finding.dot, _ = hr.picture(view, 0, [2], [])
     page = hr.page(bad, [hr.Section(bad, [finding], [bad], [bad])])
     assert "<script" not in page and "</pre><script" not in page
-    assert "&lt;/pre&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;q&#x27;" in page
+    assert (
+        "&lt;/pre&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;q&#x27;" in page
+    )
 
 
 def test_the_summary_counts_each_status():
