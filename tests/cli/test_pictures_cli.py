@@ -185,3 +185,28 @@ def test_svg_is_refused_for_several_tensorflow_calls_without_call(tmp_path):
     )
     err = one_line_error(gradcli("graph", source, "--format", "svg"))
     assert "--call K" in err
+
+
+DOCUMENTED = [
+    ("explain", "specs/two_cuts.yaml", "--html", "report.html"),
+    ("graph", "specs/mlp.yaml", "--grad", "--format", "svg", "-o", "mlp.svg"),
+]
+
+
+@needs_dot
+@pytest.mark.parametrize("args", DOCUMENTED, ids=["explain", "graph"])
+def test_the_documented_commands_write_their_files(tmp_path, args):
+    assert f"gradcli {' '.join(args)}" in (ROOT / "docs" / "commands.md").read_text()
+    (tmp_path / "specs").symlink_to(SPECS)
+    r = gradcli(*args, cwd=tmp_path)
+    assert r.returncode == (1 if args[0] == "explain" else 0), r.stderr
+    written = (tmp_path / args[-1]).read_text()
+    assert "<svg" in written
+    if args[0] == "explain":
+        assert "stop_gradient, line 6" in written and "non_differentiable, line 7" in written
+
+
+def test_the_docs_show_the_picture():
+    picture = ROOT / "docs" / "img" / "explain-html.png"
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "](img/explain-html.png)" in (ROOT / "docs" / "commands.md").read_text()
