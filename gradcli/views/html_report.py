@@ -85,10 +85,14 @@ def picture(view: gv.GraphView, source: int, targets, causes) -> tuple[str, str]
     if not focus.connected:
         notes.append("no path leads from the input to the output")
     if focus.collapsed:
-        notes.append(f"{focus.collapsed:,} nodes on these paths collapsed")
+        notes.append(f"{_nodes(focus.collapsed)} on these paths collapsed")
     if focus.off_path:
-        notes.append(f"{focus.off_path:,} nodes off these paths not drawn")
+        notes.append(f"{_nodes(focus.off_path)} off these paths not drawn")
     return to_dot(focus.view), "; ".join(notes)
+
+
+def _nodes(n: int) -> str:
+    return f"{n:,} node{'s' * (n != 1)}"
 
 
 def draw(sections: list[Section]) -> None:

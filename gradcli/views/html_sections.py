@@ -98,7 +98,8 @@ def run_sections(program, diagnosis) -> list[Section]:
             finding = _finding(pair, rows, f"{names}: {pair.output}")
             source = ids.get(pair.input)
             if view is not None and source in view.nodes:
-                finding.dot, finding.note = picture(view, source, view.outputs, [])
+                causes = _cut_causes(view, pair.causes)
+                finding.dot, finding.note = picture(view, source, view.outputs, causes)
             section.findings.append(finding)
         section.fine = [p.input for p in pairs if p.ok and p.status == "connected"]
         section.notes += [f"{p.input}: {p.status}" + (f" ({p.reason})" if p.reason else "")
@@ -117,3 +118,19 @@ def run_sections(program, diagnosis) -> list[Section]:
     if notes(program):
         sections.append(Section("notes", notes=notes(program)))
     return sections
+
+
+def _cut_causes(view, causes) -> list[tuple[int, str]]:
+    """(node, kind) for each cut edge's consumer at the line of one of the pair's cut causes:
+    the edge is labelled with the diagnosis's word for it (TensorFlow's stop_gradient, not
+    the capture's detach)."""
+    from gradcli.views.svg import Role, kind_style
+
+    lines = {c.line: str(c.kind) for c in causes
+             if c.line is not None and kind_style(str(c.kind)).role is Role.CUT}  # fmt: skip
+    found = []
+    for e in view.edges:
+        line = view.nodes[e.target].line
+        if e.cut is not None and line in lines:
+            found.append((e.target, lines[line]))
+    return found

@@ -210,3 +210,15 @@ def test_the_docs_show_the_picture():
     picture = ROOT / "docs" / "img" / "explain-html.png"
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "](img/explain-html.png)" in (ROOT / "docs" / "commands.md").read_text()
+
+
+@needs_dot
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None, reason="--run runs TensorFlow")
+def test_the_tensorflow_run_mode_writes_its_page(tmp_path):
+    script = ROOT / "tests" / "data" / "tf_run" / "stop_gradient.py"
+    page = tmp_path / "r.html"
+    r = gradcli("explain", "--run", script, "-q", "--html", page)
+    assert r.returncode == 1, r.stderr
+    text = page.read_text()
+    assert '<span class="kind">stop_gradient</span>' in text and "<svg" in text
+    assert "cut&#45;stop_gradient" in text
