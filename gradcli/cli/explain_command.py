@@ -43,7 +43,7 @@ def explain_command(
     from gradcli.cli.report_file import prepare_html
     from gradcli.cli.run_commands import check_run_options
 
-    prepare_html(html)
+    prepare_html(html, spec, run["run"])
     if check_run_options(run, expr=expr, at=at, wrt=wrt, unconnected=unconnected,
                          output=output, lang=lang, call=call, weights=weights):  # fmt: skip
         from gradcli.cli.run_commands import run_explain as explain_run

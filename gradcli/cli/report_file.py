@@ -23,13 +23,18 @@ def check_writable(path: str, flag: str) -> None:
         raise GradcliError(f"cannot write {path}: permission denied in {folder}")
 
 
-def prepare_html(path: str | None) -> None:
-    """explain --html FILE: Graphviz's dot is on PATH and FILE can be written, or exit 2."""
+def prepare_html(path: str | None, *inputs: str | None) -> None:
+    """explain --html FILE: Graphviz's dot is on PATH and FILE can be written (and is not
+    one of the command's own input files), or exit 2."""
     if path is None:
         return
     from gradcli.views.svg import find_dot
 
     check_writable(path, "--html")
+    for given in inputs:
+        both = given and given != "-" and os.path.exists(given) and os.path.exists(path)
+        if both and os.path.samefile(given, path):
+            raise GradcliError(f"--html {path} would overwrite the input {given}")
     find_dot()
 
 

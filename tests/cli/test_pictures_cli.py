@@ -222,3 +222,11 @@ def test_the_tensorflow_run_mode_writes_its_page(tmp_path):
     text = page.read_text()
     assert '<span class="kind">stop_gradient</span>' in text and "<svg" in text
     assert "cut&#45;stop_gradient" in text
+
+
+def test_explain_html_never_overwrites_its_input(tmp_path):
+    spec = tmp_path / "model.yaml"
+    spec.write_text((SPECS / "stop_gradient.yaml").read_text())
+    err = one_line_error(gradcli("explain", spec, "--html", spec))
+    assert "would overwrite the input" in err
+    assert spec.read_text() == (SPECS / "stop_gradient.yaml").read_text()

@@ -46,6 +46,12 @@ def test_a_small_path_graph_is_drawn_whole_and_side_nodes_counted():
     assert [e.cut for e in focus.view.edges].count(gv.EDGE_STOP) == 1
 
 
+def test_up_to_60_path_nodes_are_drawn_whole():
+    assert len(paths_view(chain_view(60), 0).view.nodes) == 60
+    focus = paths_view(chain_view(61), 0)
+    assert focus.collapsed > 0 and any(vn.kind == COLLAPSED for vn in focus.view.nodes.values())
+
+
 def test_a_5000_node_chain_keeps_the_ends_and_the_cut_and_collapses_the_rest():
     view = chain_view(5000, cut_at=2500)
     start = time.perf_counter()
