@@ -65,8 +65,10 @@ def write_view(view, fmt: str, output: str | None) -> int:
         from gradcli.views.svg import to_svg
 
         text = to_svg(view)
-        if output is None:
-            sys.stdout.write(text)
+        if output is None:  # UTF-8 as the SVG declares, whatever the terminal's encoding
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode("utf-8"))
+            sys.stdout.buffer.flush()
         else:
             write_text(output, text)
         return ExitCode.OK

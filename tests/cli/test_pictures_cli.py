@@ -230,3 +230,27 @@ def test_explain_html_never_overwrites_its_input(tmp_path):
     err = one_line_error(gradcli("explain", spec, "--html", spec))
     assert "would overwrite the input" in err
     assert spec.read_text() == (SPECS / "stop_gradient.yaml").read_text()
+
+
+@needs_dot
+def test_svg_is_utf8_whatever_the_terminals_encoding(tmp_path):
+    source = tmp_path / "greek.py"
+    source.write_text(
+        "import tensorflow as tf\n\u03b1 = tf.Variable(2.0)\n"
+        "with tf.GradientTape() as t:\n    y = tf.stop_gradient(\u03b1) * \u03b1\n"
+        "g = t.gradient(y, \u03b1)\n"
+    )
+    r = subprocess.run([sys.executable, "-m", "gradcli", "graph", str(source), "--format", "svg"],
+                       capture_output=True, timeout=240,
+                       env={**os.environ, "PYTHONIOENCODING": "ascii"})  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "\u03b1" in r.stdout.decode("utf-8")
+
+
+@needs_dot
+def test_a_page_with_nothing_to_explain_says_so(tmp_path):
+    page = tmp_path / "ok.html"
+    assert gradcli("explain", SPECS / "two_inputs.yaml", "-q", "--html", page).returncode == 0
+    text = page.read_text()
+    assert "every gradient is connected and nonzero" in text and "<svg" not in text
+    assert "connected, nonzero everywhere: dz/dx, dz/dy" in text
