@@ -234,8 +234,24 @@ def to_dot(view: gv.GraphView, title: str | None = None) -> str:
     for e in view.edges:
         ends = f"n{_ident(e.source)} -> n{_ident(e.target)}"
         out.append(f"  {ends} [{_attrs(_edge_attrs(view, e))}];")
+    if view.with_gradients:
+        out += _result_notes(view)
     out.append("}")
     return "\n".join(out) + "\n"
+
+
+def _result_notes(view: gv.GraphView) -> list[str]:
+    """--grad: a note per gradient target saying what its gradient is, joined to its node."""
+    from gradcli.views.graph_export import results
+
+    out = []
+    for k, (name, r, notes) in enumerate(results(view)):
+        attrs = {"label": [f"gradient w.r.t. {name}", *notes], "shape": "note",
+                 "color": "#1d4ed8", "fontcolor": "#1d4ed8", "class": "result"}  # fmt: skip
+        out.append(f"  r{k} [{_attrs(attrs)}];")
+        if r is not None and r in view.nodes:
+            out.append(f'  n{_ident(r)} -> r{k} [color="#1d4ed8", style="bold"];')
+    return out
 
 
 def _ident(index: int) -> str:
