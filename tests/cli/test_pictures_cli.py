@@ -254,3 +254,12 @@ def test_a_page_with_nothing_to_explain_says_so(tmp_path):
     text = page.read_text()
     assert "every gradient is connected and nonzero" in text and "<svg" not in text
     assert "connected, nonzero everywhere: dz/dx, dz/dy" in text
+
+
+@needs_dot
+def test_graph_svg_with_grad_says_what_each_gradient_is():
+    r = gradcli("graph", SPECS / "stop_gradient.yaml", "--grad", "--format", "svg")
+    assert r.returncode == 0, r.stderr
+    text = html.unescape(r.stdout)
+    assert "gradient w.r.t. x" in text and "None (unconnected)" in text
+    assert 'class="node result"' in text and "gradient w.r.t. y" in text
