@@ -28,6 +28,8 @@ STATUS_WORDS = {
     Status.NON_FINITE: "NaN or Inf",
     Status.CONNECTED: "connected",
 }
+ERROR = "error"  # a finding that is an error the framework raised
+STATUS_WORDS[ERROR] = "error"
 
 
 @dataclass
@@ -168,8 +170,12 @@ def summary(sections: list[Section]) -> list[str]:
         for f in s.findings:
             counts[f.status] = counts.get(f.status, 0) + 1
     fine = sum(len(s.fine) for s in sections)
-    lines = [f"{counts[k]} {STATUS_WORDS[k]}" for k in STATUS_WORDS if counts.get(k)]
-    lines += [f"{n} {k}" for k, n in counts.items() if k not in STATUS_WORDS]
+    lines = []
+    for k in [*STATUS_WORDS, *(k for k in counts if k not in STATUS_WORDS)]:
+        n = counts.get(k, 0)
+        if n:
+            lines.append(f"{n} error{'s' * (n != 1)} raised" if k == ERROR else
+                         f"{n} {STATUS_WORDS.get(k, k)}")  # fmt: skip
     if fine:
         lines.append(f"{fine} connected and nonzero")
     return lines
@@ -180,7 +186,7 @@ def page(file: str, sections: list[Section]) -> str:
     draw(sections)
     findings = sum(len(s.findings) for s in sections)
     head = "every gradient is connected and nonzero" if not findings else (
-        f"{findings} gradient finding{'s' * (findings != 1)}")  # fmt: skip
+        f"{findings} finding{'s' * (findings != 1)}")  # fmt: skip
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>gradcli explain: {esc(file)}</title>", f"<style>{CSS}</style></head><body>",

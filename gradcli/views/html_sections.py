@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from gradcli.views import graph_model as gv
 from gradcli.views.explain_report import title as pair_title
-from gradcli.views.html_report import MAX_CAUSES, CauseRow, Finding, Section, picture
+from gradcli.views.html_report import ERROR, MAX_CAUSES, CauseRow, Finding, Section, picture
+
+MESSAGE = 300  # characters of an error message in a finding's title line
 
 
 def _finding(pair, rows: list[CauseRow], name: str | None = None) -> Finding:
@@ -17,6 +19,18 @@ def _finding(pair, rows: list[CauseRow], name: str | None = None) -> Finding:
         causes=rows[:MAX_CAUSES],
         more_causes=max(0, len(rows) - MAX_CAUSES),
     )
+
+
+def error_finding(who: str, error: dict, rows: list[CauseRow], note: str | None) -> Finding:
+    """What the framework raised, as a finding with its causes."""
+    message = " ".join(str(error["message"]).split())
+    line = error.get("line")
+    reason = message if len(message) <= MESSAGE else message[: MESSAGE - 3] + "..."
+    if note:
+        reason += f" (note: {note})"
+    where = f" at line {line}" if line is not None else ""
+    return Finding(f"{who} raises{where}: {error['type']}", ERROR, reason, rows[:MAX_CAUSES],
+                   max(0, len(rows) - MAX_CAUSES))  # fmt: skip
 
 
 def problem_section(problem, pairs, heading: str) -> Section:
@@ -69,12 +83,12 @@ def tf_sections(program, chosen, pairs) -> list[Section]:
             section.notes += [f"d{call.target}/d{n}: {why}" for n in call.sources]
         section.notes += [f"note: {note}" for note in call.notes]
         if call.error is not None:
-            section.notes.append(f"TensorFlow raises {call.error['type']}: {call.error['message']}")
+            section.findings.append(error_finding("TensorFlow", call.error, [], None))
         sections.append(section)
     error = program.error
     if error is not None:
-        said = f"TensorFlow raises at line {error['line']}: {error['type']}: {error['message']}"
-        sections.append(Section("the program", notes=[said]))
+        finding = error_finding("TensorFlow", error, [], error.get("note"))
+        sections.append(Section("the program", [finding]))
     return sections
 
 
@@ -82,7 +96,7 @@ def run_sections(program, diagnosis) -> list[Section]:
     """The gradient calls of a script run with --run: a finding per group of gradients
     sharing their causes, with the picture of the first one's paths."""
     from gradcli.views.run_graph import view_of
-    from gradcli.views.run_report import _source, grouped, notes, title
+    from gradcli.views.run_report import grouped, notes, title
 
     sections = []
     for call in program.calls:
@@ -92,8 +106,7 @@ def run_sections(program, diagnosis) -> list[Section]:
         ids = {g.name: g.value_id for g in call.gradients}
         for group in grouped([p for p in pairs if not p.ok]):
             pair = group[0]
-            rows = [CauseRow(str(c.kind), c.line, c.detail, _source(program, c), c.extra.get("fix"),
-                             c.extra.get("file")) for c in pair.causes]  # fmt: skip
+            rows = _rows(program, pair.causes)
             names = ", ".join(p.input for p in group)
             finding = _finding(pair, rows, f"{names}: {pair.output}")
             source = ids.get(pair.input)
@@ -105,16 +118,16 @@ def run_sections(program, diagnosis) -> list[Section]:
         section.notes += [f"{p.input}: {p.status}" + (f" ({p.reason})" if p.reason else "")
                           for p in pairs if p.ok and p.status != "connected"]  # fmt: skip
         if call.error is not None:
-            section.notes.append(
-                f"{program.framework_name} raises at line {call.error.get('line')}: "
-                f"{call.error['type']}: {call.error['message']}"
-            )
+            rows = _rows(program, diagnosis.call_errors.get(call.index, []))
+            note = diagnosis.notes.get(call.index)
+            section.findings.append(error_finding(program.framework_name, call.error, rows, note))
         sections.append(section)
     error = program.error
     if error is not None and error.in_call is None:
-        who = program.framework_name
-        said = f"{who} raises at line {error.line}: {error.type}: {error.message}"
-        sections.append(Section("the script", notes=[said]))
+        said = {"type": error.type, "message": error.message, "line": error.line}
+        rows = _rows(program, diagnosis.error_causes)
+        finding = error_finding(program.framework_name, said, rows, diagnosis.notes.get("error"))
+        sections.append(Section("the script", [finding]))
     if notes(program):
         sections.append(Section("notes", notes=notes(program)))
     return sections
@@ -134,3 +147,11 @@ def _cut_causes(view, causes) -> list[tuple[int, str]]:
         if e.cut is not None and line in lines:
             found.append((e.target, lines[line]))
     return found
+
+
+def _rows(program, causes) -> list[CauseRow]:
+    """The run mode's causes with their source lines and fixes."""
+    from gradcli.views.run_report import _source
+
+    return [CauseRow(str(c.kind), c.line, c.detail, _source(program, c), c.extra.get("fix"),
+                     c.extra.get("file")) for c in causes]  # fmt: skip

@@ -263,3 +263,18 @@ def test_graph_svg_with_grad_says_what_each_gradient_is():
     text = html.unescape(r.stdout)
     assert "gradient w.r.t. x" in text and "None (unconnected)" in text
     assert 'class="node result"' in text and "gradient w.r.t. y" in text
+
+
+@needs_dot
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="--run runs real PyTorch")
+def test_an_error_the_script_raises_is_a_finding_with_its_cause(tmp_path):
+    (tmp_path / "twice.py").write_text(
+        "import torch\nw = torch.ones(2, requires_grad=True)\ny = (w * w).sum()\n"
+        "y.backward()\ny.backward()\n"
+    )
+    r = gradcli("explain", "--run", "twice.py", "-q", "--html", "r.html", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    text = (tmp_path / "r.html").read_text()
+    assert "<h3>PyTorch raises at line 5: RuntimeError" in text
+    assert '<span class="kind">backward_twice</span>' in text
+    assert "<li>1 error raised</li>" in text and "<li>1 connected and nonzero</li>" in text
