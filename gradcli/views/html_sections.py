@@ -111,7 +111,7 @@ def run_sections(program, diagnosis) -> list[Section]:
             finding = _finding(pair, rows, f"{names}: {pair.output}")
             source = ids.get(pair.input)
             if view is not None and source in view.nodes:
-                causes = _cut_causes(view, pair.causes)
+                causes = _run_causes(view, pair.causes)
                 finding.dot, finding.note = picture(view, source, view.outputs, causes)
             section.findings.append(finding)
         section.fine = [p.input for p in pairs if p.ok and p.status == "connected"]
@@ -133,19 +133,27 @@ def run_sections(program, diagnosis) -> list[Section]:
     return sections
 
 
-def _cut_causes(view, causes) -> list[tuple[int, str]]:
-    """(node, kind) for each cut edge's consumer at the line of one of the pair's cut causes:
-    the edge is labelled with the diagnosis's word for it (TensorFlow's stop_gradient, not
-    the capture's detach)."""
+def _run_causes(view, causes) -> list[tuple[int, str]]:
+    """(node, kind) for the run mode's causes: a cut cause on each cut edge's consumer at its
+    line (the edge then carries the diagnosis's word, TensorFlow's stop_gradient rather than
+    the capture's detach); any other cause on the nodes its operation made at its line."""
     from gradcli.views.svg import Role, kind_style
 
-    lines = {c.line: str(c.kind) for c in causes
-             if c.line is not None and kind_style(str(c.kind)).role is Role.CUT}  # fmt: skip
+    cuts, others = {}, {}
+    for c in causes:
+        if c.line is None:
+            continue
+        if kind_style(str(c.kind)).role is Role.CUT:
+            cuts[c.line] = str(c.kind)
+        elif c.op:
+            others.setdefault((c.line, c.op), []).append(str(c.kind))
     found = []
     for e in view.edges:
         line = view.nodes[e.target].line
-        if e.cut is not None and line in lines:
-            found.append((e.target, lines[line]))
+        if e.cut is not None and line in cuts:
+            found.append((e.target, cuts[line]))
+    for i, vn in view.nodes.items():
+        found += [(i, kind) for kind in others.get((vn.line, vn.op), ())]
     return found
 
 

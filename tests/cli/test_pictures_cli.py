@@ -278,3 +278,17 @@ def test_an_error_the_script_raises_is_a_finding_with_its_cause(tmp_path):
     assert "<h3>PyTorch raises at line 5: RuntimeError" in text
     assert '<span class="kind">backward_twice</span>' in text
     assert "<li>1 error raised</li>" in text and "<li>1 connected and nonzero</li>" in text
+
+
+@needs_dot
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="--run runs real PyTorch")
+def test_the_run_modes_nan_origin_is_shaded_where_its_operation_ran(tmp_path):
+    (tmp_path / "nan.py").write_text(
+        "import torch\nw = torch.zeros(2, requires_grad=True)\nd = w.sqrt()\n"
+        "loss = d.sum()\nloss.backward()\n"
+    )
+    r = gradcli("explain", "--run", "nan.py", "-q", "--html", "r.html", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    text = html.unescape((tmp_path / "r.html").read_text())
+    assert '<span class="kind">non_finite</span>, line 3' in text
+    assert 'class="node forward nonfinite cause-non_finite"' in text
