@@ -19,12 +19,20 @@ from gradcli.cli.run_commands import run_options
 )
 @TABLE_OR_JSON
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only set the exit status.")
+@click.option(
+    "--html",
+    "html",
+    metavar="FILE",
+    default=None,
+    help="Also write the report as one self-contained HTML page with a picture of each cut "
+    "(needs Graphviz's dot).",
+)
 @LANG
 @CALL
 @WEIGHTS
 @run_options
 def explain_command(
-    spec, expr, at, wrt, unconnected, output, fmt, quiet, lang, call, weights, **run
+    spec, expr, at, wrt, unconnected, output, fmt, quiet, html, lang, call, weights, **run
 ):
     """Why each gradient is None or zero: the node that cut or zeroed it.
 
@@ -32,17 +40,21 @@ def explain_command(
     finite and nonzero everywhere, 1 when some gradient is None, (partly) zero or NaN/Inf,
     2 bad input.
     """
+    from gradcli.cli.report_file import prepare_html
     from gradcli.cli.run_commands import check_run_options
 
+    prepare_html(html, spec, run["run"])
     if check_run_options(run, expr=expr, at=at, wrt=wrt, unconnected=unconnected,
                          output=output, lang=lang, call=call, weights=weights):  # fmt: skip
         from gradcli.cli.run_commands import run_explain as explain_run
 
-        return explain_run(spec=spec, fmt=fmt, quiet=quiet, **run)
+        return explain_run(spec=spec, fmt=fmt, quiet=quiet, html=html, **run)
     from gradcli.cli.tfcode_commands import is_tf_code, no_call, run_explain
 
     if is_tf_code(spec, lang):  # TensorFlow code: pairs per gradient call
-        return run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, call, weights)
+        return run_explain(
+            spec, expr, at, wrt, unconnected, output, fmt, quiet, call, weights, html
+        )
     no_call(call, weights)
     from gradcli.cli.inputs import load_problem
     from gradcli.explain.analysis import explain
@@ -51,6 +63,13 @@ def explain_command(
 
     problem = load_problem(spec, expr, at, wrt, unconnected)
     pairs = explain(problem, output)
+    if html is not None:
+        from gradcli.cli.report_file import write_text
+        from gradcli.views.html_report import page
+        from gradcli.views.html_sections import problem_section
+
+        sections = [problem_section(problem, pairs, "gradients")]
+        write_text(html, page(problem.source.file or "-", sections))
     if not quiet:
         if fmt == "json":
             print(dumps(document(pairs)))

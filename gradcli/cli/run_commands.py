@@ -260,9 +260,15 @@ def status(program, diagnosis, pairs: bool) -> int:
     return ExitCode.OK if fine else ExitCode.FINDING
 
 
-def run_explain(run, spec, script_args, calls, seed, timeout, fmt, quiet) -> int:
-    """gradcli explain --run FILE.py."""
+def run_explain(run, spec, script_args, calls, seed, timeout, fmt, quiet, html=None) -> int:
+    """gradcli explain --run FILE.py (and its HTML page with --html FILE)."""
     program, diagnosis = read_run(run, spec, script_args, calls, seed, timeout)
+    if html is not None:
+        from gradcli.cli.report_file import write_text
+        from gradcli.views.html_report import page
+        from gradcli.views.html_sections import run_sections
+
+        write_text(html, page(program.file, run_sections(program, diagnosis)))
     if not quiet:
         if fmt == "json":
             from gradcli.views.format import dumps
@@ -302,7 +308,6 @@ def run_eval(run, spec, script_args, calls, seed, timeout, fmt) -> int:
 
 def run_graph(run, spec, script_args, calls, seed, timeout, fmt, output, call) -> int:
     """gradcli graph --run FILE.py: a call's captured data flow, cut edges marked."""
-    from gradcli.views.graph_export import write
     from gradcli.views.run_graph import view_of
 
     program, diagnosis = read_run(run, spec, script_args, calls, seed, timeout)
@@ -312,12 +317,6 @@ def run_graph(run, spec, script_args, calls, seed, timeout, fmt, output, call) -
         n = len(program.calls)
         raise GradcliError(f"--call {call}: the script made {n} gradient call{'s' * (n != 1)}")
     view = view_of(program, diagnosis, program.calls[call])
-    if output is None:
-        write(view, fmt, sys.stdout)
-        return ExitCode.OK
-    try:
-        with open(output, "w", encoding="utf-8") as fh:
-            write(view, fmt, fh)
-    except OSError as exc:
-        raise GradcliError(f"cannot write {output}: {exc.strerror or exc}") from None
-    return ExitCode.OK
+    from gradcli.cli.graph_command import write_view
+
+    return write_view(view, fmt, output)

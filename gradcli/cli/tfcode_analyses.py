@@ -100,11 +100,18 @@ def run_graph(program, call, grad, fmt, output) -> int:
     from gradcli.views.graph_model import collect
 
     chosen = selected(program, call, "draw")
-    if fmt in ("dot", "mermaid") and len(chosen) > 1:
+    if fmt in ("dot", "mermaid", "svg") and len(chosen) > 1:
         raise GradcliError(
             f"--format {fmt} writes one graph, and the program makes {len(chosen)} gradient "
             "calls: pick one with --call K"
         )
+    if fmt == "svg":
+        from gradcli.cli.graph_command import write_view
+
+        k, c = chosen[0]
+        write_view(collect(c.problem.scratch(), grad=grad, explained=True), fmt, output)
+        warn_program_error(program)
+        return OK
     stream = sys.stdout if output is None else _open(output)
     try:
         docs = []

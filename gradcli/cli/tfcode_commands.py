@@ -161,7 +161,7 @@ def _chosen(program, only: int | None) -> list:
 
 
 def run_explain(
-    spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None, weights=None
+    spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None, weights=None, html=None
 ) -> int:
     from gradcli.explain.analysis import explain
 
@@ -177,6 +177,12 @@ def run_explain(
             pairs.append((k, call, pair))
             if not pair.ok:
                 status = FINDING
+    if html is not None:
+        from gradcli.cli.report_file import write_text
+        from gradcli.views.html_report import page
+        from gradcli.views.html_sections import tf_sections
+
+        write_text(html, page(program.file, tf_sections(program, chosen, pairs)))
     if quiet:
         return status
     if fmt == "json":

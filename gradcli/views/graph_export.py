@@ -80,7 +80,7 @@ def _dot_attrs(attrs: dict) -> str:
     return ", ".join(f"{k}={_dot_string(v)}" for k, v in attrs.items())
 
 
-def _results(view: gv.GraphView):
+def results(view: gv.GraphView):
     """(target name, result node index or None, notes) for every gradient target."""
     for x in view.wrt:
         name = view.nodes[x].label
@@ -120,7 +120,7 @@ def to_dot(view: gv.GraphView) -> str:
         tail = f" [{_dot_attrs(attrs)}]" if attrs else ""
         out.append(f"  {_dot_string(src)} -> {_dot_string(dst)}{tail};")
     if view.with_gradients:
-        for name, r, notes in _results(view):
+        for name, r, notes in results(view):
             key = _dot_string(f"gradient of {name}")
             label = [f"gradient w.r.t. {name}", *notes]
             attrs = {"label": label, "shape": "note", "color": "#1d4ed8", "fontcolor": "#1d4ed8"}
@@ -232,13 +232,17 @@ def to_json(view: gv.GraphView) -> dict:
 
 
 def write(view: gv.GraphView, fmt: str, stream) -> None:
-    """Write the view to stream as a tree, DOT, Mermaid or JSON."""
+    """Write the view to stream as a tree, DOT, Mermaid, JSON or SVG (laid out by dot)."""
     if fmt == "tree":
         from gradcli.views.graph_tree import print_tree, tree_console
 
         print_tree(view, tree_console(stream, colour=stream is sys.stdout))
     elif fmt == "dot":
         stream.write(to_dot(view))
+    elif fmt == "svg":
+        from gradcli.views.svg import to_svg
+
+        stream.write(to_svg(view))
     elif fmt == "mermaid":
         stream.write(to_mermaid(view))
     else:

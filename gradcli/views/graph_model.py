@@ -108,8 +108,11 @@ class GraphView:
     with_values: bool = False
 
 
-def collect(problem: Problem, grad: bool = False, values: bool = False) -> GraphView:
-    """The view of a problem's forward graph, with its gradient graph when grad is True."""
+def collect(
+    problem: Problem, grad: bool = False, values: bool = False, explained: bool = False
+) -> GraphView:
+    """The view of a problem's forward graph, with its gradient graph when grad is True (and
+    explain's causes on the nodes it blames with grad or explained)."""
     graph = problem.graph
     known: dict = {}
     resolve_conds(graph, problem.outputs, known)
@@ -160,7 +163,7 @@ def collect(problem: Problem, grad: bool = False, values: bool = False) -> Graph
         )
     for x, r in zip(problem.wrt, results):
         view.gradients[graph[x].name] = KNOWN_ZERO if r is ZERO_GRAD else r
-    if grad:
+    if grad or explained:
         _explain(graph, problem, view)
     if values:
         evaluated = [i for i, vn in view.nodes.items() if UNTAKEN not in vn.marks]

@@ -35,6 +35,6 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
     assert res.code == 2 and res.stdout == ""
     assert res.stderr.startswith(f"gradcli: error: {bad}:3:")
     assert len(res.stderr.splitlines()) == 1
-    assert invoke("graph", spec("quadratic.yaml"), "--format", "svg").code == 2
+    assert invoke("graph", spec("quadratic.yaml"), "--format", "png").code == 2  # svg is a format
     assert invoke("graph", spec("quadratic.yaml"), "--wrt", "nope").code == 2
     assert invoke("graph").code == 2
