@@ -27,8 +27,10 @@ from gradcli.runtime.errors import GradcliError
 @run_options
 def graph_command(spec, expr, at, wrt, unconnected, grad, fmt, output, lang, call, weights, **run):
     """The forward graph (and with --grad the gradient graph): tree, DOT, Mermaid, JSON, SVG."""
+    from gradcli.cli.report_file import not_an_input
     from gradcli.cli.run_commands import check_run_options
 
+    not_an_input(output, "-o", spec, run.get("run"), weights)
     if fmt == "svg":
         from gradcli.views.svg import find_dot
 

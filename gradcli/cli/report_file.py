@@ -31,11 +31,16 @@ def prepare_html(path: str | None, *inputs: str | None) -> None:
     from gradcli.views.svg import find_dot
 
     check_writable(path, "--html")
-    for given in inputs:
-        both = given and given != "-" and os.path.exists(given) and os.path.exists(path)
-        if both and os.path.samefile(given, path):
-            raise GradcliError(f"--html {path} would overwrite the input {given}")
+    not_an_input(path, "--html", *inputs)
     find_dot()
+
+
+def not_an_input(path: str | None, flag: str, *inputs: str | None) -> None:
+    """Exit 2 with one line when the file a command would write is one of its inputs."""
+    for given in inputs:
+        both = path and given and given != "-" and os.path.exists(given) and os.path.exists(path)
+        if both and os.path.samefile(given, path):
+            raise GradcliError(f"{flag} {path} would overwrite the input {given}")
 
 
 def write_text(path: str, text: str) -> None:

@@ -3,6 +3,7 @@ with exit 2 (the renderings are checked in tests/views/test_graph.py).
 """
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import invoke, spec
@@ -38,3 +39,13 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
     assert invoke("graph", spec("quadratic.yaml"), "--format", "png").code == 2  # svg is a format
     assert invoke("graph", spec("quadratic.yaml"), "--wrt", "nope").code == 2
     assert invoke("graph").code == 2
+
+
+def test_output_onto_the_input_spec_is_refused_and_the_spec_kept(tmp_path):
+    target = tmp_path / "q.yaml"
+    target.write_text(Path(spec("quadratic.yaml")).read_text())
+    before = target.read_text()
+    res = invoke("graph", target, "-o", target)
+    assert res.code == 2 and res.stdout == ""
+    assert res.stderr == f"gradcli: error: -o {target} would overwrite the input {target}\n"
+    assert target.read_text() == before
