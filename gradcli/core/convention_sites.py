@@ -1,0 +1,162 @@
+"""Where a gradient element is a convention, not a derivative: each op's detector, mapped on.
+
+After a forward evaluation, every forward node on a path from a target to an output whose
+op has a convention detector (Op.convention) is asked which elements of its inputs are at
+a kink, a tie, a jump or a domain edge; each hit is reported for every target that reaches
+that input, as a `Site`: in the target's own elements when the input is the target (x[3]),
+else in the elements of the node's input. One loop over node ids finds the candidates (no
+work at all when no op of the graph has a detector); the targets reaching each node are
+an int bit set per node, propagated in the same ascending order (iterative).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradcli.core.graph import FORWARD, Graph
+from gradcli.core.ops import REGISTRY, Behavior
+from gradcli.core.ops.convention import Convention, Hit
+
+LISTED = 100  # elements listed per site; `count` gives them all
+
+
+@dataclass
+class Site:
+    """The elements of one input of one node where TensorFlow's value is a convention."""
+
+    op: str  # the op whose convention applies (an op inside a composite: abs)
+    node: int
+    inside: str | None  # the composite op that holds it (mean_absolute_error), else None
+    entry: str | None
+    line: int | None
+    of: str  # what `elements` index: the target's name, or the text of the node's input
+    direct: bool  # the input is the target itself
+    shape: tuple[int, ...]
+    count: int  # elements at the point
+    elements: list[tuple[int, ...]]  # the first LISTED of them
+    values: list[float]  # the input's values there
+    below: list[float | None]  # the op's one-sided derivatives there (None: no such side)
+    above: list[float | None]
+    convention: Convention
+
+    def label(self, k: int) -> str:
+        """x[3], or x for a scalar: element k of the listed ones."""
+        index = self.elements[k]
+        return self.of if not index else f"{self.of}[{','.join(map(str, index))}]"
+
+
+def candidates(graph: Graph, outputs, targets) -> list[int]:
+    """Forward nodes whose op has a detector, between a target and an output (ascending)."""
+    if not outputs or not targets:
+        return []
+    nodes = graph.nodes
+    end = max(outputs) + 1
+    start = min(targets)
+    registry = REGISTRY
+    found = [
+        i
+        for i in range(start, end)
+        if nodes[i].kind == FORWARD and registry[nodes[i].op].convention is not None
+    ]
+    if not found:
+        return []
+    reach = _reaching(graph, targets, end)
+    # a gradient from an output reaches the node (floor's output too: its jump counts)
+    leads = bytearray(end)
+    for y in outputs:
+        leads[y] = 1
+    for i in range(end - 1, start - 1, -1):
+        if leads[i]:
+            node = nodes[i]
+            for j in node.diff:
+                leads[node.inputs[j]] = 1
+    return [i for i in found if leads[i] and any(reach[k] for k in nodes[i].inputs)]
+
+
+def _reaching(graph: Graph, targets, end: int) -> list[int]:
+    """Per node below end, the bit set of the targets a gradient reaches it from: through
+    differentiable edges, and into (not through) the input of an op that passes none."""
+    nodes = graph.nodes
+    reach = [0] * end
+    for t, x in enumerate(targets):
+        if x < end:
+            reach[x] |= 1 << t
+    for i in range(min(targets), end):
+        node = nodes[i]
+        if node.diff:
+            bits = reach[i]
+            for j in node.diff:
+                bits |= reach[node.inputs[j]]
+            reach[i] = bits
+    return reach
+
+
+def find(graph: Graph, outputs, targets, values: dict, nodes_at=None) -> dict[int, list[Site]]:
+    """Per target id, the sites of the candidate nodes (values: every candidate's inputs)."""
+    nodes_at = candidates(graph, outputs, targets) if nodes_at is None else nodes_at
+    out: dict[int, list[Site]] = {x: [] for x in targets}
+    if not nodes_at:
+        return out
+    reach = _reaching(graph, targets, max(nodes_at) + 1)
+    nodes = graph.nodes
+    for i in nodes_at:
+        node = nodes[i]
+        op = REGISTRY[node.op]
+        ins = [np.asarray(values[k]) for k in node.inputs]
+        hits = op.convention(node, ins)
+        for hit in hits:
+            k = node.inputs[hit.input]
+            if not _passes(op, node, hit.input):
+                continue
+            for t, x in enumerate(targets):
+                if reach[k] >> t & 1:
+                    out[x].append(_site(graph, node, hit, k, x, ins[hit.input]))
+    return out
+
+
+def _passes(op, node, j: int) -> bool:
+    """A gradient reaches input j through the node, or the op is one that passes none."""
+    return j in node.diff or op.behavior in (Behavior.CUT, Behavior.ZERO) or not node.diff
+
+
+def _site(graph: Graph, node, hit: Hit, k: int, x: int, value) -> Site:
+    from gradcli.core.printing import expression
+
+    mask = np.asarray(hit.mask, dtype=bool)
+    flat = np.flatnonzero(mask)
+    listed = flat[:LISTED]
+    shape = mask.shape
+    elements = [tuple(int(a) for a in np.unravel_index(int(f), shape)) for f in listed]
+    v = np.broadcast_to(np.asarray(value, dtype=np.float64), shape).reshape(-1)
+    direct = k == x
+    of = graph[x].name if direct else expression(graph, k)
+    return Site(
+        op=hit.op or node.op,
+        node=node.id,
+        inside=node.op if hit.op else None,
+        entry=node.entry,
+        line=node.pos.line if node.pos is not None else None,
+        of=of,
+        direct=direct,
+        shape=shape,
+        count=int(flat.size),
+        elements=elements,
+        values=[float(a) for a in v[listed]],
+        below=_sides(hit.below, shape, listed),
+        above=_sides(hit.above, shape, listed),
+        convention=hit.convention,
+    )
+
+
+def _sides(side, shape, listed) -> list[float | None]:
+    if side is None:
+        return [None] * len(listed)
+    s = np.broadcast_to(np.asarray(side, dtype=np.float64), shape).reshape(-1)
+    return [float(a) for a in s[listed]]
+
+
+def count(sites: list[Site]) -> int:
+    """Elements at a convention over a gradient's sites."""
+    return sum(s.count for s in sites)
