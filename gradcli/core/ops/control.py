@@ -69,6 +69,7 @@ register(
         sympy=each_at(lambda sp, xs, vs: xs[1] if vs[0] else xs[2]),
         selects=True,
         at_point=FORWARD,
+        no_convention="its condition is a constant; a kink is in what computed it",
         selection=_where_selection,
         batched=BROADCAST,
         inactive=(

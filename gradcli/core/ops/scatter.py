@@ -382,6 +382,7 @@ register(
         sympy=_update_sympy,
         moves=True,
         at_point=_update_at_point,
+        no_convention="not flagged yet: duplicate indices (updates tied for one place)",
         route=_kept_route,
         unselected=(
             "{text} overwrites {count} of {size} elements of {arg}: they get no gradient",
