@@ -49,11 +49,14 @@ def explain_command(
     from gradcli.views.explain_report import document, print_report
     from gradcli.views.format import console, dumps
 
+    from gradcli.core.convention_sites import per_output
+
     problem = load_problem(spec, expr, at, wrt, unconnected)
     pairs = explain(problem, output)
+    sites = per_output(problem) if pairs else {}  # elements decided by a convention
     if not quiet:
         if fmt == "json":
-            print(dumps(document(pairs)))
+            print(dumps(document(pairs, sites)))
         else:
-            print_report(pairs, problem, console())
+            print_report(pairs, problem, console(), sites)
     return ExitCode.OK if all(p.ok for p in pairs) else ExitCode.FINDING

@@ -160,3 +160,25 @@ def _sides(side, shape, listed) -> list[float | None]:
 def count(sites: list[Site]) -> int:
     """Elements at a convention over a gradient's sites."""
     return sum(s.count for s in sites)
+
+
+def per_output(problem) -> dict[tuple[str, str], list[Site]]:
+    """(output name, target name) -> its sites, for explain's pairs (one forward run, on a
+    copy of the problem's graph)."""
+    from gradcli.core.executor import resolve_conds, run
+
+    work = problem.scratch()
+    graph, outputs, targets = work.graph, work.outputs, work.wrt
+    known: dict = {}
+    resolve_conds(graph, outputs, known)
+    at = candidates(graph, outputs, targets)
+    if not at:
+        return {}
+    values = run(graph, list(dict.fromkeys(k for i in at for k in graph[i].inputs)), known=known)
+    out = {}
+    for y in outputs:
+        found = find(graph, [y], targets, values)
+        for x, sites in found.items():
+            if sites:
+                out[(graph[y].name, graph[x].name)] = sites
+    return out
