@@ -45,11 +45,10 @@ def explain_command(
         return run_explain(spec, expr, at, wrt, unconnected, output, fmt, quiet, call, weights)
     no_call(call, weights)
     from gradcli.cli.inputs import load_problem
+    from gradcli.core.convention_sites import per_output
     from gradcli.explain.analysis import explain
     from gradcli.views.explain_report import document, print_report
     from gradcli.views.format import console, dumps
-
-    from gradcli.core.convention_sites import per_output
 
     problem = load_problem(spec, expr, at, wrt, unconnected)
     pairs = explain(problem, output)
