@@ -54,7 +54,7 @@ def input_document(c: InputCheck) -> dict:
             {"conventions": c.conventions, "one_sided": [_finite_fields(o) for o in c.one_sided]}
             if c.conventions
             else {}
-        ),  # fmt: skip
+        ),
     }
 
 
