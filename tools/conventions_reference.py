@@ -102,7 +102,15 @@ CASES = [
      lambda v: tf.nn.max_pool2d(tf.reshape(v["x"], [1, 2, 2, 1]), 2, 2, "VALID"),
      lambda v: F.max_pool2d(v["x"].view(1, 1, 2, 2), 2, 2)),
     ("segment_max_tie", "segment_max", "segment_max(x, [0, 0, 1])", {"x": [2.0, 2.0, 1.0]},
-     lambda v: tf.math.segment_max(v["x"], [0, 0, 1]), None),
+     lambda v: tf.math.segment_max(v["x"], [0, 0, 1]),
+     lambda v: torch.zeros(2, dtype=torch.float64).scatter_reduce(
+         0, torch.tensor([0, 0, 1]), v["x"], "amax", include_self=False)),
+    ("tensor_scatter_update_duplicates", "tensor_scatter_update",
+     "tensor_scatter_update(t, [[1], [1]], u) * [1, 5, 1]",
+     {"t": [0.0, 0.0, 0.0], "u": [1.0, 2.0]},
+     lambda v: tf.tensor_scatter_nd_update(v["t"], [[1], [1]], v["u"]) * [1.0, 5.0, 1.0],
+     lambda v: v["t"].index_put((torch.tensor([1, 1]),), v["u"])
+     * torch.tensor([1.0, 5.0, 1.0], dtype=torch.float64)),
     ("relu6_bounds", "relu6", "relu6(x)", {"x": [0.0, 6.0, 3.0]}, lambda v: tf.nn.relu6(v["x"]),
      lambda v: F.relu6(v["x"])),
     ("hard_sigmoid_bounds", "hard_sigmoid", "hard_sigmoid(x)", {"x": [-3.0, 3.0, 0.0]},

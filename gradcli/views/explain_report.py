@@ -106,8 +106,9 @@ def _label(name: str, causes, problem):
     return label
 
 
-def panel(pair: Pair, problem, width: int | None = None):
-    """A Rich panel for a pair that is not fine: its reason, paths and causes."""
+def panel(pair: Pair, problem, width: int | None = None, marked: bool = False):
+    """A Rich panel for a pair that is not fine: its reason, paths and causes (marked: a
+    convention decided some of its elements, its title ends with the footnote's marker)."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
@@ -138,6 +139,10 @@ def panel(pair: Pair, problem, width: int | None = None):
 
     style = STYLE.get(pair.status, "yellow")
     heading = f"[bold]{escape(title(pair))}[/]: [{style}]{status_text(pair)}[/]"
+    if marked:
+        from gradcli.views.conventions_report import MARKER
+
+        heading += f" {MARKER}"
     return Panel(Group(*parts), title=heading, title_align="left", border_style=style, width=width)
 
 
@@ -147,7 +152,7 @@ def print_report(pairs: list[Pair], problem, out, sites: dict | None = None) -> 
     sites = sites or {}
     for pair in pairs:
         if not pair.ok:
-            out.print(panel(pair, problem, block_width(out)))
+            out.print(panel(pair, problem, block_width(out), (pair.output, pair.input) in sites))
     from rich.markup import escape
 
     from gradcli.views.conventions_report import MARKER, sentence

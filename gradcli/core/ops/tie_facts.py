@@ -135,7 +135,8 @@ def running(word: str):
         f"cum{word}'s tie (an element equals the running {word}imum before it)",
         "TensorFlow gives the gradient to the earlier element (the tie stays with it)",
         "PyTorch gives it to the later element (torch.cum" + word + " moves to the latest)",
-        "JAX gives it to the earlier element (lax.cum" + word + " is a scan)",
+        f"JAX shares it between them (lax.cum{word}'s scan differentiates lax.{word}, "
+        "which halves a tie)",
         pytorch_same=False,
     )
     fold = np.maximum if word == "max" else np.minimum
@@ -196,6 +197,32 @@ def top_k(node, ins):
     return [Hit(0, mask, TOP_K)] if mask.any() else []
 
 
+# --- tensor_scatter_update at duplicate indices ---------------------------------------------------
+SCATTER_UPDATE = Convention(
+    K.TIE,
+    "tensor_scatter_update's tie (several updates written to one place)",
+    "TensorFlow gives each of them the place's gradient, though only one is written",
+    "PyTorch (index_put) also gives it to each",
+    "JAX gives it to the written one only",
+)
+
+
+def scatter_update(duplicates):
+    """tensor_scatter_update's detector; duplicates(ids, shape) -> the tied index vectors."""
+
+    def detect(node, ins):
+        t, ids, u = (np.asarray(v) for v in ins)
+        if ids.size == 0 or ids.ndim == 0:
+            return []
+        tied_ids = duplicates(ids, t.shape)
+        if not tied_ids.any():
+            return []
+        mask = tied_ids.reshape(tied_ids.shape + (1,) * (u.ndim - tied_ids.ndim))
+        return [Hit(2, np.array(np.broadcast_to(mask, u.shape)), SCATTER_UPDATE)]
+
+    return detect
+
+
 # --- max pooling, segment max and min -----------------------------------------------------------
 MAX_POOL = Convention(
     K.TIE,
@@ -208,8 +235,8 @@ SEGMENT = Convention(
     K.TIE,
     "a segment maximum's or minimum's tie (several elements of a segment are the extreme)",
     "TensorFlow splits the gradient evenly among the tied elements",
-    "PyTorch (scatter_reduce amax and amin) also splits it",
-    "JAX's segment_max gives it to each tied element",
+    "PyTorch (scatter_reduce with amax or amin) also splits it",
+    "JAX also splits it (its scatter averages tied updates)",
 )
 
 
