@@ -108,3 +108,18 @@ def test_tensorflow_code_gets_the_flags_through_the_same_path():
     assert grad["value"] == case["tensorflow"]["x"]
     (site,) = grad["conventions"]
     assert (site["op"], site["of"], site["elements"], site["line"]) == ("relu", "x", [[1]], 6)
+
+
+def test_tensorflow_code_explain_and_check_flag_it_too():
+    path = str(DATA / "conventions" / "relu_at_kink.py")
+    r = gradcli("explain", path, "--format", "json")
+    (pair,) = json.loads(r.stdout)["pairs"]
+    assert [(s["op"], s["elements"]) for s in pair["conventions"]] == [("relu", [[1]])]
+    r = gradcli("check", path, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    x = doc["calls"][0]["inputs"]["x"]
+    assert (x["verdict"], x["conventions"]) == ("convention", 1)
+    (o,) = x["one_sided"]
+    assert o["element"] == "x[1]"
+    assert (o["below"], o["above"]) == (pytest.approx(0.0, abs=1e-9), pytest.approx(1.0))
