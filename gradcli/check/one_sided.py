@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from gradcli.check.conventions import element_label
+from gradcli.check.conventions import element_label, follows
 from gradcli.check.finite_differences import Loss
 from gradcli.core.ops import REGISTRY, Behavior
 
@@ -29,8 +29,6 @@ class FreeLoss(Loss):
         if spec.behavior in (Behavior.BRANCH, Behavior.CUSTOM) or not callable(spec.at_point):
             return super()._node(node, cur)
         base = self.base
-        from gradcli.check.conventions import follows
-
         args = [cur[j] if j in cur else base.get(j) for j in follows(node)]
         fn = self.forwards.get(node.id)
         if fn is None:

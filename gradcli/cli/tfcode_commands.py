@@ -184,9 +184,8 @@ def run_explain(
     if quiet:
         return status
     if fmt == "json":
-        from gradcli.views.format import SCHEMA, dumps
-
         from gradcli.views.conventions_report import document as conventions_document
+        from gradcli.views.format import SCHEMA, dumps
 
         docs = []
         for k, call, pair in pairs:

@@ -47,10 +47,26 @@ class Site:
         return self.of if not index else f"{self.of}[{','.join(map(str, index))}]"
 
 
-def candidates(graph: Graph, outputs, targets) -> list[int]:
-    """Forward nodes whose op has a detector, between a target and an output (ascending)."""
+@dataclass
+class Candidates:
+    """The nodes to ask (ascending) and, per node, the bit set of targets reaching it."""
+
+    ids: list[int]
+    reach: list[int]
+
+    def reads(self, graph: Graph) -> list[int]:
+        """The nodes whose values the detectors read: the candidates' inputs."""
+        return list(dict.fromkeys(k for i in self.ids for k in graph[i].inputs))
+
+
+NONE = Candidates([], [])
+
+
+def candidates(graph: Graph, outputs, targets, on_path=None) -> Candidates:
+    """Forward nodes whose op has a detector, between a target and an output (on_path:
+    autodiff's reachable() nodes, when the caller has them)."""
     if not outputs or not targets:
-        return []
+        return NONE
     nodes = graph.nodes
     end = max(outputs) + 1
     start = min(targets)
@@ -61,8 +77,11 @@ def candidates(graph: Graph, outputs, targets) -> list[int]:
         if nodes[i].kind == FORWARD and registry[nodes[i].op].convention is not None
     ]
     if not found:
-        return []
-    reach = _reaching(graph, targets, end)
+        return NONE
+    reach = _reaching(graph, targets, found[-1] + 1)
+    if on_path is not None and all(nodes[i].diff for i in found):
+        ids = [i for i in found if i < len(on_path) and on_path[i]]
+        return Candidates(ids, reach) if ids else NONE
     # a gradient from an output reaches the node (floor's output too: its jump counts)
     leads = bytearray(end)
     for y in outputs:
@@ -72,7 +91,8 @@ def candidates(graph: Graph, outputs, targets) -> list[int]:
             node = nodes[i]
             for j in node.diff:
                 leads[node.inputs[j]] = 1
-    return [i for i in found if leads[i] and any(reach[k] for k in nodes[i].inputs)]
+    ids = [i for i in found if leads[i] and any(reach[k] for k in nodes[i].inputs)]
+    return Candidates(ids, reach) if ids else NONE
 
 
 def _reaching(graph: Graph, targets, end: int) -> list[int]:
@@ -93,20 +113,17 @@ def _reaching(graph: Graph, targets, end: int) -> list[int]:
     return reach
 
 
-def find(graph: Graph, outputs, targets, values: dict, nodes_at=None) -> dict[int, list[Site]]:
+def find(graph: Graph, outputs, targets, values: dict, at: Candidates | None = None):
     """Per target id, the sites of the candidate nodes (values: every candidate's inputs)."""
-    nodes_at = candidates(graph, outputs, targets) if nodes_at is None else nodes_at
+    at = candidates(graph, outputs, targets) if at is None else at
     out: dict[int, list[Site]] = {x: [] for x in targets}
-    if not nodes_at:
-        return out
-    reach = _reaching(graph, targets, max(nodes_at) + 1)
+    reach = at.reach
     nodes = graph.nodes
-    for i in nodes_at:
+    for i in at.ids:
         node = nodes[i]
         op = REGISTRY[node.op]
-        ins = [np.asarray(values[k]) for k in node.inputs]
-        hits = op.convention(node, ins)
-        for hit in hits:
+        ins = [values[k] for k in node.inputs]
+        for hit in op.convention(node, ins):
             k = node.inputs[hit.input]
             if not _passes(op, node, hit.input):
                 continue
@@ -172,9 +189,9 @@ def per_output(problem) -> dict[tuple[str, str], list[Site]]:
     known: dict = {}
     resolve_conds(graph, outputs, known)
     at = candidates(graph, outputs, targets)
-    if not at:
+    if not at.ids:
         return {}
-    values = run(graph, list(dict.fromkeys(k for i in at for k in graph[i].inputs)), known=known)
+    values = run(graph, at.reads(graph), known=known)
     out = {}
     for y in outputs:
         found = find(graph, [y], targets, values)

@@ -47,8 +47,8 @@ def evaluate(
             graph, problem.outputs, problem.wrt, problem.seeds, record=record, zeros=zeros
         )
         targets = list(problem.outputs) + [r for r in grads.results if isinstance(r, int)]
-        at = convention_sites.candidates(graph, problem.outputs, problem.wrt)
-        read = [k for i in at for k in graph[i].inputs]  # what the detectors read
+        at = convention_sites.candidates(graph, problem.outputs, problem.wrt, grads.on_path)
+        read = at.reads(graph)  # what the detectors read
         values = run(graph, list(dict.fromkeys(targets + read)), known=known, keep=keep)
         sites = convention_sites.find(graph, problem.outputs, problem.wrt, values, at)
     outputs = {graph[o].name: as_array(values[o], graph[o].dtype) for o in problem.outputs}

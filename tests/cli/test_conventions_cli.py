@@ -123,3 +123,21 @@ def test_tensorflow_code_explain_and_check_flag_it_too():
     (o,) = x["one_sided"]
     assert o["element"] == "x[1]"
     assert (o["below"], o["above"]) == (pytest.approx(0.0, abs=1e-9), pytest.approx(1.0))
+
+
+def test_eval_json_names_the_op_inside_a_composite_and_every_field():
+    case = REFERENCE["mean_absolute_error_0"]
+    r = gradcli("eval", "-e", case["expr"], "--at", "x=[1, 2]", "--at", "y=[1, 3]",
+                "--format", "json", "--check", "off")  # fmt: skip
+    grads = json.loads(r.stdout)["gradients"]
+    assert grads["x"]["value"] == case["tensorflow"]["x"]
+    (site,) = grads["x"]["conventions"]
+    fields = "op inside node line of kind count elements values one_sided point tensorflow"
+    assert set(site) == {*fields.split(), "pytorch", "jax"}
+    assert (site["op"], site["inside"], site["kind"], site["elements"]) == (
+        "abs", "mean_absolute_error", "kink", [[0]],
+    )  # fmt: skip
+    assert site["one_sided"] == [[-1.0, 1.0]]
+    assert site["point"] == "abs's kink (input = 0)"
+    assert site["tensorflow"].startswith("TensorFlow gives 0")
+    assert site["jax"].startswith("JAX gives 1")

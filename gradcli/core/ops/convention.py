@@ -82,7 +82,21 @@ def elementwise(*points) -> Callable:
     where(*ins) -> mask of the broadcast elements at the point; sides(*ins) -> per input
     position in `inputs`, its (below, above) derivatives (numbers or broadcast arrays)."""
 
+    wheres = tuple(where for _, _, where, _ in points)
+
     def detect(node, ins) -> list[Hit]:
+        # the 0-d fast path (Python floats): most often nothing is at the point
+        if len(ins) == 1:
+            x = ins[0]
+            if type(x) is float:
+                for where in wheres:
+                    if where(x):
+                        break
+                else:
+                    return []
+        elif all(type(v) is float for v in ins) and not any(w(*ins) for w in wheres):
+            return []
+        ins = [np.asarray(v) for v in ins]
         hits = []
         with np.errstate(all="ignore"):
             for convention, inputs, where, sides in points:
