@@ -42,9 +42,12 @@ class Site:
     convention: Convention
 
     def label(self, k: int) -> str:
-        """x[3], or x for a scalar: element k of the listed ones."""
+        """x[3], (x * y)[3], or x for a scalar: element k of the listed ones."""
         index = self.elements[k]
-        return self.of if not index else f"{self.of}[{','.join(map(str, index))}]"
+        if not index:
+            return self.of
+        of = self.of if self.of.isidentifier() or self.of.endswith(")") else f"({self.of})"
+        return f"{of}[{','.join(map(str, index))}]"
 
 
 @dataclass

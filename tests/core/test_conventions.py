@@ -94,6 +94,7 @@ def test_an_intermediate_is_reported_by_its_text():
     ev = evaluate(load_problem(None, "relu(x * y)", ("x=[0, 1]", "y=2"), (), None))
     (site,) = ev.conventions["x"]
     assert (site.of, site.direct, site.elements) == ("x * y", False, [(0,)])
+    assert site.label(0) == "(x * y)[0]"
 
 
 # ops whose gradient at some points is a convention: every kink and tie is declared
@@ -105,9 +106,10 @@ def test_every_op_with_a_kink_declares_its_convention():
     for name, op in REGISTRY.items():
         if not op.public:
             continue
-        kinked = op.behavior in CONVENTION_BEHAVIORS or callable(op.at_point)
-        if name in ("floor", "ceil", "round"):
-            kinked = True
+        # a kink or tie, a side the references take, or a float-valued op through which no
+        # gradient flows (floor, round, floordiv: steps, with jumps)
+        steps = op.behavior is Behavior.CUT and op.elementwise and op.accepts in ("float", "number")
+        kinked = op.behavior in CONVENTION_BEHAVIORS or callable(op.at_point) or steps
         if kinked and op.convention is None and not op.no_convention:
             missing.append(name)
     assert not missing, f"ops with a kink or tie and no Op.convention or no_convention: {missing}"
@@ -119,5 +121,41 @@ def test_every_declared_op_has_a_reference_case():
     # composites report the op inside them; 3-D pooling and the segment ops' unsorted forms
     # share their detectors with a covered op
     shared = {"max_pool3d", "segment_min", "unsorted_segment_max", "unsorted_segment_min"}
+    shared |= {"mod", "truncatemod"}  # floormod's own op, and its truncated twin
     composites = {n for n in declared if REGISTRY[n].grad_each is not None}
     assert declared - covered - shared - composites == set()
+
+
+# 0-d inputs take the detectors' Python-float path: the same flags as the arrays' path
+SCALAR_POINTS = [
+    ("relu(x)", ("x=0",), "relu"),
+    ("abs(x)", ("x=0",), "abs"),
+    ("sign(x) * x", ("x=0",), "sign"),
+    ("floor(x)", ("x=2",), "floor"),
+    ("round(x)", ("x=0.5",), "round"),
+    ("sqrt(x)", ("x=0",), "sqrt"),
+    ("x ** y", ("x=0", "y=0.5"), "pow"),
+    ("x ** y", ("x=0", "y=0"), "pow"),
+    ("x ** y", ("x=-2", "y=2"), "pow"),
+    ("maximum(x, y)", ("x=1", "y=1"), "maximum"),
+    ("minimum(x, y)", ("x=1", "y=1"), "minimum"),
+    ("clip(x, 0, 1)", ("x=1",), "clip"),
+    ("relu6(x)", ("x=6",), "relu6"),
+    ("hard_sigmoid(x)", ("x=3",), "hard_sigmoid"),
+    ("leaky_relu(x)", ("x=0",), "leaky_relu"),
+    ("selu(x)", ("x=0",), "selu"),
+    ("floormod(x, y)", ("x=4", "y=2"), "floormod"),
+    ("floordiv(x, y)", ("x=4", "y=2"), "floordiv"),
+    ("truncatemod(x, y)", ("x=4", "y=2"), "truncatemod"),
+]
+
+
+@pytest.mark.parametrize(("expr", "at", "op"), SCALAR_POINTS)
+def test_a_scalar_at_the_point_is_flagged(expr, at, op):
+    ev = evaluate(load_problem(None, expr, at, (), None))
+    assert [s.op for found in ev.conventions.values() for s in found if s.op == op], expr
+    if at == ("x=-2", "y=2"):  # every negative base is the point
+        return
+    near = (at[0] + ("0000001" if "." in at[0] else ".0000001"), *at[1:])  # x moved off it
+    ev = evaluate(load_problem(None, expr, near, (), None))
+    assert not [s for found in ev.conventions.values() for s in found if s.op == op], near

@@ -224,3 +224,51 @@ def selu(scale: float, scale_alpha: float):
         pytorch_same=False,
     )
     return elementwise((convention, (0,), lambda x: x == 0, lambda x: {0: (scale_alpha, scale)}))
+
+
+# --- floordiv, floormod, truncatemod: jumps where x / y is a whole number ---------------------
+def _whole_quotient(x, y, nonzero: bool = False):
+    """Where x / y is a finite whole number (nonzero: and not 0, where fmod is continuous)."""
+    with np.errstate(all="ignore"):
+        q = np.true_divide(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+        whole = np.isfinite(q) & (q == np.floor(q)) & (np.asarray(y) != 0)
+        return whole & (q != 0) if nonzero else whole
+
+
+FLOORDIV = Convention(
+    K.STEP,
+    "floordiv's jump (x / y a whole number)",
+    "TensorFlow gives no gradient through floordiv (None: it is not differentiable)",
+    "PyTorch has no derivative for floor_divide (its backward raises)",
+    "JAX gives 0",
+    pytorch_same=False,
+)
+floordiv = elementwise(
+    (FLOORDIV, (0, 1), _whole_quotient, lambda x, y: {0: (0.0, 0.0), 1: (0.0, 0.0)})
+)
+FLOORMOD = Convention(
+    K.STEP,
+    "floormod's jump (x / y a whole number: the remainder jumps by y)",
+    "TensorFlow gives 1 to x and -floor(x / y) to y (its formula, as on either side)",
+    "PyTorch (remainder) also gives 1 and -floor(x / y)",
+    "JAX (remainder) also gives 1 and -floor(x / y)",
+)
+floormod = elementwise(
+    (FLOORMOD, (0, 1), _whole_quotient, lambda x, y: {0: (1.0, 1.0), 1: (None, None)})
+)
+TRUNCATEMOD = Convention(
+    K.STEP,
+    "truncatemod's jump (x / y a nonzero whole number)",
+    "TensorFlow registers no gradient for TruncateMod; gradcli gives 1 to x and "
+    "-trunc(x / y) to y (floormod's formula, truncated)",
+    "PyTorch (fmod) gives 1 and -trunc(x / y)",
+    "JAX (fmod) gives 1 and -trunc(x / y)",
+)
+truncatemod = elementwise(
+    (
+        TRUNCATEMOD,
+        (0, 1),
+        lambda x, y: _whole_quotient(x, y, nonzero=True),
+        lambda x, y: {0: (1.0, 1.0), 1: (None, None)},
+    )
+)
