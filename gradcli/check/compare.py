@@ -38,7 +38,7 @@ class InputCheck:
     atol: float
     autodiff: np.ndarray | None
     reference: np.ndarray | None = None
-    verdict: str = "skipped"  # agree, disagree or skipped
+    verdict: str = "skipped"  # agree, convention, disagree or skipped
     max_abs_error: float = 0.0
     max_rel_error: float = 0.0
     checked: int = 0  # elements with a reference value
@@ -46,6 +46,10 @@ class InputCheck:
     worst: list[dict] = field(default_factory=list)
     directional: dict | None = None
     note: str | None = None
+    # elements where the gradient is a convention (a kink, a tie): agreeing there is agreeing
+    # with TensorFlow's convention, not with a derivative (verdict `convention`)
+    conventions: int = 0
+    one_sided: list[dict] = field(default_factory=list)  # one-sided differences there
 
     @property
     def ok(self) -> bool:

@@ -109,6 +109,8 @@ def run_check(
             report.fallback = want_sympy
             report.reason = failure if want_sympy else report.reason
             report.evaluations = _fd_compare(problem, values, checks, fd_elements)
+    if method is not None:
+        _conventions(problem, values, checks, ev.conventions)
     if method is not None and custom_ids:
         report.customs = _custom_checks(problem, values, custom_ids, sym, report.method, rtol, atol)
     report.seconds = time.monotonic() - started
@@ -386,6 +388,22 @@ def _fd_compare(problem, values, checks: dict[int, InputCheck], cap=None) -> int
             extra = f"{c.checked} of {size} elements checked: {why}"
             c.note = extra if c.note is None else f"{c.note}; {extra}"
     return fd["evaluations"]
+
+
+def _conventions(problem, values, checks: dict[int, InputCheck], sites: dict) -> None:
+    """An agreeing gradient with elements at a convention gets the verdict `convention`, and
+    one-sided differences at its own elements there (the references take TensorFlow's side
+    of a kink, so their agreement there says nothing about a derivative)."""
+    from gradcli.check.one_sided import differences
+    from gradcli.core.convention_sites import count
+
+    for t, c in checks.items():
+        found = sites.get(c.name)
+        if not found or c.verdict != "agree":
+            continue
+        c.verdict = "convention"
+        c.conventions = count(found)
+        c.one_sided = differences(problem, values, t, found)
 
 
 def _custom_checks(problem, values, ids, sym, method, rtol, atol) -> list[CustomCheck]:

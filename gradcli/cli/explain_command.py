@@ -57,12 +57,14 @@ def explain_command(
         )
     no_call(call, weights)
     from gradcli.cli.inputs import load_problem
+    from gradcli.core.convention_sites import per_output
     from gradcli.explain.analysis import explain
     from gradcli.views.explain_report import document, print_report
     from gradcli.views.format import console, dumps
 
     problem = load_problem(spec, expr, at, wrt, unconnected)
     pairs = explain(problem, output)
+    sites = per_output(problem) if pairs else {}  # elements decided by a convention
     if html is not None:
         from gradcli.cli.report_file import write_text
         from gradcli.views.html_report import page
@@ -72,7 +74,7 @@ def explain_command(
         write_text(html, page(problem.source.file or "-", sections))
     if not quiet:
         if fmt == "json":
-            print(dumps(document(pairs)))
+            print(dumps(document(pairs, sites)))
         else:
-            print_report(pairs, problem, console())
+            print_report(pairs, problem, console(), sites)
     return ExitCode.OK if all(p.ok for p in pairs) else ExitCode.FINDING

@@ -163,17 +163,21 @@ def _chosen(program, only: int | None) -> list:
 def run_explain(
     spec, expr, at, wrt, unconnected, output, fmt, quiet, only=None, weights=None, html=None
 ) -> int:
+    from gradcli.core.convention_sites import per_output
     from gradcli.explain.analysis import explain
 
     program = load_program(spec, expr, at, wrt, unconnected, weights, **{"--output": output})
     pairs, status = [], OK if program.error is None else FINDING
     chosen = _chosen(program, only)
+    sites: dict[int, dict] = {}  # per call, the elements decided by a convention
     for k, call in chosen:
         if call.error is not None or call.unknown is not None:
             status = FINDING
         if call.problem is None:
             continue
-        for pair in explain(call.problem):
+        found = explain(call.problem)
+        sites[k] = per_output(call.problem) if found else {}
+        for pair in found:
             pairs.append((k, call, pair))
             if not pair.ok:
                 status = FINDING
@@ -186,9 +190,16 @@ def run_explain(
     if quiet:
         return status
     if fmt == "json":
+        from gradcli.views.conventions_report import document as conventions_document
         from gradcli.views.format import SCHEMA, dumps
 
-        docs = [{"call": k, "line": call.line, **pair.document()} for k, call, pair in pairs]
+        docs = []
+        for k, call, pair in pairs:
+            doc = {"call": k, "line": call.line, **pair.document()}
+            found = sites.get(k, {}).get((pair.output, pair.input))
+            if found:  # only where an element is a convention
+                doc["conventions"] = conventions_document(found)
+            docs.append(doc)
         calls = [
             {
                 "line": c.line,
@@ -211,7 +222,7 @@ def run_explain(
     for k, call in chosen:
         rule(out, title(k, call))
         if call.problem is not None:
-            print_report([p for j, _, p in pairs if j == k], call.problem, out)
+            print_report([p for j, _, p in pairs if j == k], call.problem, out, sites.get(k))
         if call.unknown is not None:
             for name in call.sources:
                 out.print(f"d{call.target}/d{name}: {call.unknown['reason']}", markup=False)

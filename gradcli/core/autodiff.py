@@ -25,6 +25,7 @@ class Gradients:
     # (consumer, input slot, input node, contribution) for every edge the gradient crossed
     edges: list[tuple[int, int, int, object]] = field(default_factory=list)
     first_gradient_node: int = 0
+    on_path: bytearray | None = None  # reachable()'s second answer: nodes the gradient crossed
 
 
 def reachable(graph: Graph, outputs, targets) -> tuple[bytearray, bytearray]:
@@ -105,6 +106,7 @@ def gradients(
     if not targets or not outputs:
         return grads
     _, on_path = reachable(graph, outputs, targets)
+    grads.on_path = on_path
     b = GradBuilder(graph)
     adjoint: dict[int, object] = {}
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from gradcli.core import convention_sites
 from gradcli.core.autodiff import Gradients, gradients
 from gradcli.core.executor import resolve_conds, run
 from gradcli.core.ops import ZERO_GRAD
@@ -23,6 +24,8 @@ class Evaluation:
     status: dict[str, str]  # "connected" or "unconnected"
     grads: Gradients
     values: dict[int, object] | None = None  # every computed node, when kept
+    # per gradient name, the elements where its value is a convention (convention_sites)
+    conventions: dict[str, list] = field(default_factory=dict)
 
 
 def as_array(value, dtype: str) -> np.ndarray:
@@ -44,7 +47,10 @@ def evaluate(
             graph, problem.outputs, problem.wrt, problem.seeds, record=record, zeros=zeros
         )
         targets = list(problem.outputs) + [r for r in grads.results if isinstance(r, int)]
-        values = run(graph, list(dict.fromkeys(targets)), known=known, keep=keep)
+        at = convention_sites.candidates(graph, problem.outputs, problem.wrt, grads.on_path)
+        read = at.reads(graph)  # what the detectors read
+        values = run(graph, list(dict.fromkeys(targets + read)), known=known, keep=keep)
+        sites = convention_sites.find(graph, problem.outputs, problem.wrt, values, at)
     outputs = {graph[o].name: as_array(values[o], graph[o].dtype) for o in problem.outputs}
     result: dict[str, np.ndarray | None] = {}
     status: dict[str, str] = {}
@@ -60,4 +66,7 @@ def evaluate(
                 result[node.name] = np.zeros(node.shape, node.dtype)
             else:
                 result[node.name] = as_array(values[g], node.dtype)
-    return Evaluation(problem, outputs, result, status, grads, values if keep else None)
+    conventions = {graph[x].name: found for x, found in sites.items() if found}
+    return Evaluation(
+        problem, outputs, result, status, grads, values if keep else None, conventions
+    )

@@ -49,6 +49,12 @@ def input_document(c: InputCheck) -> dict:
         "worst": [_finite_fields(w) for w in c.worst],
         "directional": _finite_fields(c.directional) if c.directional else None,
         "note": c.note,
+        # only at a convention (a kink or a tie), so other documents stay as they were
+        **(
+            {"conventions": c.conventions, "one_sided": [_finite_fields(o) for o in c.one_sided]}
+            if c.conventions
+            else {}
+        ),
     }
 
 
@@ -135,6 +141,14 @@ def summary(report: CheckReport) -> str:
         what += f" and {len(customs)} custom gradient{'s' * (len(customs) != 1)}"
         count += len(customs)
     verb = "agrees" if count == 1 else "agree"
+    at = [c for c in checked if c.verdict == "convention"]
+    if at:  # agreement with TensorFlow's convention where no derivative exists
+        n = sum(c.conventions for c in at)
+        names = ", ".join(c.name for c in at)
+        return (
+            f"check ok: {what} {verb} with {how}, {n} element{'s' * (n != 1)} of {names} only "
+            f"with TensorFlow's convention at a kink or tie (verdict convention); {errors}"
+        )
     return f"check ok: {what} {verb} with {how}; {errors}"
 
 
@@ -142,6 +156,8 @@ def cell(c: InputCheck) -> str:
     """The check column of eval's gradient table."""
     if c.verdict == "skipped":
         return "-" if not c.note else "not checked"
+    if c.verdict == "convention":
+        return f"[yellow]convention ({c.method}, {c.conventions})[/]"
     if c.ok:
         return f"[green]ok ({c.method}, {error_number(c.max_abs_error)})[/]"
     return f"[bold red]DISAGREES ({c.method}, {error_number(c.max_abs_error)})[/]"
@@ -194,6 +210,7 @@ def print_tables(report: CheckReport, out, width: int) -> None:
     for c in report.inputs.values():
         verdict = {
             "agree": "[green]agree[/]",
+            "convention": f"[yellow]convention ({c.conventions})[/]",
             "disagree": "[bold red]DISAGREE[/]",
             "skipped": "[yellow]skipped[/]",
         }[c.verdict]
@@ -210,6 +227,14 @@ def print_tables(report: CheckReport, out, width: int) -> None:
     for c in report.inputs.values():
         if c.note:
             out.print(f"[yellow]{escape(c.name)}: {escape(c.note)}[/]", soft_wrap=True)
+    for c in report.inputs.values():
+        for o in c.one_sided:
+            out.print(
+                f"[yellow]{escape(o['element'])}: a convention, not a derivative; one-sided "
+                f"differences {number(o['below'])} (from below) and {number(o['above'])} "
+                "(from above)[/]",
+                soft_wrap=True,
+            )
     for c in report.inputs.values():
         if c.ok:
             continue

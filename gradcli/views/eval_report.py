@@ -54,6 +54,11 @@ def document(
         for cause in causes:
             del cause["path"]  # an index into explain's paths, which eval does not list
         grads[node.name]["causes"] = causes
+        found = ev.conventions.get(node.name)
+        if found:  # only where an element is a convention (other documents stay as they were)
+            from gradcli.views.conventions_report import document as conventions_document
+
+            grads[node.name]["conventions"] = conventions_document(found)
     doc = {
         "schema": SCHEMA,
         "outputs": outputs,
@@ -160,10 +165,19 @@ def print_tables(ev: Evaluation, why: dict, out, checked=None) -> None:
             row = [escape(node.name), shape, value, f"[yellow]{status}; {reason}[/]"]
         else:
             row = [escape(node.name), shape, value, f"[green]{status}[/]"]
+        if ev.conventions.get(node.name):
+            from gradcli.views.conventions_report import MARKER
+
+            row[3] = f"{row[3]} {MARKER}"
         grads.add_row(*row, *([cells.get(node.name, "-")] if checked is not None else []))
     if ev.problem.wrt:
         out.print()
         out.print(grads)
+    if ev.conventions:
+        from gradcli.views.conventions_report import footnotes
+
+        for line in footnotes(ev.conventions):
+            out.print(escape(line), soft_wrap=True)
 
 
 def print_check(report, checked, symbolic: bool, out) -> None:

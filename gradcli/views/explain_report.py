@@ -18,9 +18,17 @@ STYLE = {
 }
 
 
-def document(pairs: list[Pair]) -> dict:
-    """The JSON document of an explanation (schema 1, see docs/json.md)."""
-    return {"schema": SCHEMA, "pairs": [p.document() for p in pairs]}
+def document(pairs: list[Pair], sites: dict | None = None) -> dict:
+    """The JSON document of an explanation (schema 1, see docs/json.md); sites: the
+    elements decided by a convention, by (output, input) (core/convention_sites.py)."""
+    docs = [p.document() for p in pairs]
+    for p, doc in zip(pairs, docs):
+        found = (sites or {}).get((p.output, p.input))
+        if found:  # only where an element is a convention (other documents stay as they were)
+            from gradcli.views.conventions_report import document as conventions_document
+
+            doc["conventions"] = conventions_document(found)
+    return {"schema": SCHEMA, "pairs": docs}
 
 
 def title(pair: Pair) -> str:
@@ -98,8 +106,9 @@ def _label(name: str, causes, problem):
     return label
 
 
-def panel(pair: Pair, problem, width: int | None = None):
-    """A Rich panel for a pair that is not fine: its reason, paths and causes."""
+def panel(pair: Pair, problem, width: int | None = None, marked: bool = False):
+    """A Rich panel for a pair that is not fine: its reason, paths and causes (marked: a
+    convention decided some of its elements, its title ends with the footnote's marker)."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
@@ -130,18 +139,32 @@ def panel(pair: Pair, problem, width: int | None = None):
 
     style = STYLE.get(pair.status, "yellow")
     heading = f"[bold]{escape(title(pair))}[/]: [{style}]{status_text(pair)}[/]"
+    if marked:
+        from gradcli.views.conventions_report import MARKER
+
+        heading += f" {MARKER}"
     return Panel(Group(*parts), title=heading, title_align="left", border_style=style, width=width)
 
 
-def print_report(pairs: list[Pair], problem, out) -> None:
-    """explain's table output: a panel per pair that is not fine, then the fine ones."""
+def print_report(pairs: list[Pair], problem, out, sites: dict | None = None) -> None:
+    """explain's table output: a panel per pair that is not fine, then the fine ones, then
+    a footnote per element decided by a convention (marked after the pair's title)."""
+    sites = sites or {}
     for pair in pairs:
         if not pair.ok:
-            out.print(panel(pair, problem, block_width(out)))
+            out.print(panel(pair, problem, block_width(out), (pair.output, pair.input) in sites))
     from rich.markup import escape
 
-    fine = [escape(title(p)) for p in pairs if p.ok]
+    from gradcli.views.conventions_report import MARKER, sentence
+
+    def named(p):
+        return escape(title(p)) + (f" {MARKER}" if (p.output, p.input) in sites else "")
+
+    fine = [named(p) for p in pairs if p.ok]
     if fine:
         out.print(f"[green]connected, nonzero everywhere:[/] {', '.join(fine)}")
+    for p in pairs:
+        for site in sites.get((p.output, p.input), ()):
+            out.print(escape(f"{MARKER} {title(p)}: {sentence(site)}"), soft_wrap=True)
     if not pairs:
         out.print("no gradients requested (no trainable inputs; name some with --wrt)")

@@ -19,6 +19,7 @@ ASCII = {
     "↑": "^",
     "↓": "v",
     "⚠": "!",
+    "†": "(c)",  # a gradient decided in part by a convention (its footnote says where)
     # text
     "…": "...",
     "±": "+-",

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from gradcli.core.ops import kink_facts
 from gradcli.core.ops.elementwise import _x, _y, binary, unary
 from gradcli.core.ops.infer import elementwise, need_float, row_infer
 from gradcli.core.ops.reduce import _extreme, _lowest
@@ -91,6 +92,7 @@ register(
         at_point=lambda node, args, raw: np.where(
             raw[0] > 0, args[0], args[0] * _alpha(node.attrs)
         ),
+        convention=kink_facts.leaky_relu(lambda node: _alpha(node.attrs)),
         inactive=(
             "leaky_relu({arg}) passes no gradient (input <= 0 with alpha = 0) at {count}",
             "leaky_relu in {entry} {line} passes no gradient there (input <= 0, alpha = 0)",
@@ -149,6 +151,7 @@ unary(
     behavior=KINK,
     sympy=each_at(lambda sp, xs, vs: xs[0] if 0 < vs[0] < 6 else number(sp, _relu6(vs[0]))),
     at_point=_relu6_at_point,
+    convention=kink_facts.relu6,
     selects=True,
     inactive=(
         "relu6({arg}) is saturated (input <= 0 or >= 6) at {count}",
@@ -203,6 +206,7 @@ unary(
         )
     ),
     at_point=_hard_sigmoid_at_point,
+    convention=kink_facts.hard_sigmoid,
     selects=True,
     inactive=(
         "hard_sigmoid({arg}) is saturated (input <= -3 or >= 3) at {count}",
@@ -260,6 +264,7 @@ unary(
     behavior=KINK,
     sympy=each_at(lambda sp, xs, vs: sp.exp(xs[0]) - 1 if _elu(vs[0]) < 0 else xs[0]),
     at_point=_exp_side_at_point(_elu, lambda x: np.exp(x) - 1.0),
+    no_convention="differentiable at 0 (alpha is 1: both one-sided derivatives are 1)",
     inactive=(
         "elu({arg}) is saturated (output = -1, where exp(x) - 1 rounds to -1) at {count}",
         "elu in {entry} {line} is saturated there (output = -1)",
@@ -289,6 +294,7 @@ unary(
         )
     ),
     at_point=_exp_side_at_point(_selu, lambda x: SELU_SCALE_ALPHA * (np.exp(x) - 1.0)),
+    convention=kink_facts.selu(SELU_SCALE, SELU_SCALE_ALPHA),
     overflows=True,
     inactive=(
         "selu({arg}) is saturated (output = -scale * alpha) at {count}",

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from gradcli.core.ops.convention import Hit
 from gradcli.core.ops.registry import (
     REGISTRY,
     ZERO_GRAD,
@@ -141,6 +142,60 @@ def expansion_at_point(expand):
     return at_point
 
 
+class _Detecting(_Values):
+    """The builder interface on numpy values that also runs each inner op's convention
+    detector (Op.convention), collecting its hits with the inner op's name."""
+
+    def __init__(self):
+        self.hits: list = []
+
+    def __getattr__(self, opname: str):
+        op = REGISTRY[opname]
+
+        def apply(*values, **attrs):
+            values = [np.asarray(v) for v in values]
+            if op.convention is not None:
+                for hit in op.convention(SimpleNamespace(op=opname, attrs=attrs), values):
+                    self.hits.append((opname, hit))
+            return op.fn(attrs)(*values)
+
+        return apply
+
+
+def expansion_convention(expand):
+    """convention(node, ins) for an Op: the hits of the ops inside its composition, each on
+    the inputs whose shape its elements broadcast to (mean_absolute_error's abs at 0)."""
+
+    def detect(node, ins):
+        builder = _Detecting()
+        with np.errstate(all="ignore"):
+            expand(builder, node.attrs, *map(np.asarray, ins))
+        out = []
+        for opname, hit in builder.hits:
+            for j, value in enumerate(ins):
+                shape = np.shape(value)
+                try:
+                    fits = np.broadcast_shapes(hit.mask.shape, shape) == shape
+                except ValueError:
+                    fits = False
+                if not fits or np.asarray(value).dtype.kind != "f":
+                    continue
+                same = hit.mask.shape == shape
+                out.append(
+                    Hit(
+                        j,
+                        np.array(np.broadcast_to(hit.mask, shape)),
+                        hit.convention,
+                        hit.below if same else None,
+                        hit.above if same else None,
+                        op=opname,
+                    )
+                )
+        return out
+
+    return detect
+
+
 def expansion_grad(expand):
     """grad_each(b, node, g, i): g backpropagated through the composition to input i.
 
@@ -209,6 +264,7 @@ def composite_op(name: str, expand, infer, **facts) -> Op:
         "grad_each": expansion_grad(expand),
         "sympy": expansion_sympy(expand),
         "at_point": expansion_at_point(expand),
+        "convention": expansion_convention(expand),
         "public": True,
         "accepts": "float",
     }

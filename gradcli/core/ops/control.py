@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.graph import custom_arity, is_float
+from gradcli.core.ops import kink_facts
 from gradcli.core.ops.infer import broadcast, fmt, need_numeric, same_dtype
 from gradcli.core.ops.registry import (
     BRANCH,
@@ -68,6 +69,7 @@ register(
         sympy=each_at(lambda sp, xs, vs: xs[1] if vs[0] else xs[2]),
         selects=True,
         at_point=FORWARD,
+        no_convention="its condition is a constant; a kink is in what computed it",
         selection=_where_selection,
         batched=BROADCAST,
         inactive=(
@@ -139,6 +141,7 @@ register(
         sympy=each_at(_clip_sympy),
         selects=True,
         at_point=_clip_at_point,
+        convention=kink_facts.clip,
         inactive=(
             "{text} is at a bound at {count}",
             "clip in {entry} {line} is at a bound there",

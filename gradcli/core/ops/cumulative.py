@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.infer import row_infer
 from gradcli.core.ops.reduce import _highest, _lowest
 from gradcli.core.ops.registry import KINK, SMOOTH, Op, Transport, register
@@ -151,6 +152,7 @@ def _extreme_ops(kind: str, word: str) -> None:
             transport=Transport.ROUTE,
             route=route,
             at_point=at_point,
+            convention=tie_facts.running(word[:3]),
             sympy=sympy,
             inactive=(
                 f"{kind}({{arg}}) passes the gradient only to the running {word}: "

@@ -110,6 +110,7 @@ register(
         grads=(_cholesky_grad,),
         sympy=_cholesky_sympy,
         at_point=_symmetric_at_point(kernels.cholesky),
+        no_convention="smooth: the symmetric reading of the input is a parametrisation",
         public=True,
         arity=1,
         accepts="float",

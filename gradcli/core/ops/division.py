@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from gradcli.core.ops import kink_facts
 from gradcli.core.ops.elementwise import binary
 from gradcli.core.ops.registry import CUT, Operator, register
 from gradcli.core.ops.sym import each_at, number
@@ -40,6 +41,7 @@ binary(
     pole_input=1,
     overflows=True,
     pole=lambda x, y: y == 0,
+    convention=kink_facts.floordiv,
     doc="floor(x / y), TensorFlow's FloorDiv (tf.math.floordiv)",
 )
 
@@ -78,6 +80,7 @@ FLOORMOD = binary(
     sympy=each_at(_floormod_sympy),
     pole_input=1,
     pole=lambda x, y: y == 0,
+    convention=kink_facts.floormod,
     doc="x - y * floor(x / y) with the divisor's sign, TensorFlow's FloorMod (also named mod)",
     operator=Operator("%", 20),  # x % y, as TensorFlow's Tensor.__mod__; binds like * and /
 )
@@ -136,6 +139,7 @@ binary(
     sympy=each_at(_truncatemod_sympy),
     pole_input=1,
     pole=lambda x, y: y == 0,
+    convention=kink_facts.truncatemod,
     doc="fmod(x, y): x - y * trunc(x / y), with the dividend's sign, TensorFlow's TruncateMod "
     "(tf.truncatemod)",
 )

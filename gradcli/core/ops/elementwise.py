@@ -11,6 +11,7 @@ import operator
 
 import numpy as np
 
+from gradcli.core.ops import kink_facts
 from gradcli.core.ops.infer import elementwise, float_unary, numeric_unary
 from gradcli.core.ops.registry import (
     BROADCAST,
@@ -176,6 +177,7 @@ unary(
     math.sqrt,
     lambda b, n, g: b.sqrt_grad(n.id, g),
     sympy=each(lambda sp, x: sp.sqrt(x)),
+    convention=kink_facts.sqrt,
 )
 unary(
     "square",
@@ -216,6 +218,7 @@ unary(
     behavior=KINK,
     sympy=each_at(_abs_sympy),
     at_point=_abs_at_point,
+    convention=kink_facts.abs_,
     inactive=(
         "abs({arg}) is at its kink (input = 0, where abs' = 0) at {count}",
         "abs in {entry} {line} is at its kink there (abs'(0) = 0)",
@@ -228,6 +231,7 @@ unary(
     lambda b, n, g: ZERO_GRAD,
     infer=numeric_unary("sign"),
     behavior=ZERO,
+    convention=kink_facts.sign,
 )
 
 # --- tanh, sigmoid, relu, softplus -------------------------------------------------------
@@ -292,6 +296,7 @@ unary(
     # x where x > 0 at the point, else the constant value (0; relu'(0) = 0)
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] > 0 else number(sp, np.maximum(vs[0], 0))),
     at_point=_relu_at_point,
+    convention=kink_facts.relu,
     selects=True,
     inactive=(
         "relu({arg}) is inactive (input <= 0) at {count}",
@@ -342,8 +347,8 @@ unary(
 )
 
 # --- floor, ceil, round: not differentiable ------------------------------------------------
-unary("floor", np.floor, None, None, behavior=CUT)
-unary("ceil", np.ceil, None, None, behavior=CUT)
+unary("floor", np.floor, None, None, behavior=CUT, convention=kink_facts.floor)
+unary("ceil", np.ceil, None, None, behavior=CUT, convention=kink_facts.ceil)
 unary(
     "round",
     np.round,
@@ -351,6 +356,7 @@ unary(
     None,
     infer=numeric_unary("round"),
     behavior=CUT,
+    convention=kink_facts.round_,
     doc="rounds half to even, as TensorFlow",
 )
 
@@ -453,6 +459,7 @@ binary(
     operator=Operator("**", 30, right=True),
     overflows=True,
     at_point=_pow_at_point,
+    convention=kink_facts.pow_,
     pole=lambda base, exponent: base == 0,
     pole_input=0,
 )

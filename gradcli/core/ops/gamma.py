@@ -125,6 +125,7 @@ binary(
     cuts=lambda node, inputs: (0,),
     sympy=each_at(_polygamma_sympy),
     at_point=_polygamma_at_point,
+    no_convention="smooth in x; the order is a whole-number constant no gradient reaches",
     overflows=True,  # n! / x^(n+1) at a tiny x, exp(lgamma(n + 1)) past n = 170
     pole=lambda a, x: _at_pole(x),
     pole_input=1,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.composite import composite_op
 from gradcli.core.ops.infer import need_float, normalize_axes, reduced_shape
 from gradcli.core.ops.registry import (
@@ -129,6 +130,7 @@ composite(
     behavior=KINK,
     transport=Transport.REDUCE,
     inactive=_norm_words,
+    convention=tie_facts.norm(EUCLIDEAN, lambda node, ndim: norm_order(node.attrs, ndim)[:2]),
     doc="tf.norm(x, ord='euclidean', axis=None, keepdims=false): vector norms (ord "
     "'euclidean', 1, inf or any p > 0) and, with a 2-element axis, matrix norms ('fro', 1, inf)",
 )

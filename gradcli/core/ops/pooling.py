@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from gradcli.core.graph import FLOAT_DTYPES
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.infer import fmt
 from gradcli.core.ops.pool_kernels import (
     CANON,
@@ -255,6 +256,17 @@ def _max_at_point(rank, name):
     return at_point
 
 
+def max_windows(rank, name):
+    """windows(node, x) for tie_facts.max_pool: x channels last and its windows' geometry."""
+
+    def windows(node, x):
+        c = plan(name, node.attrs, rank)
+        _, first, lead, axes = parts(c, x.shape)
+        return to_last(x, rank, first), lead, first, axes, taps, tap_spans, argmax(c, x)
+
+    return windows
+
+
 def _max_sympy(rank, name):
     def sympy(sp, attrs, args, values):
         c = plan(name, attrs, rank)
@@ -288,6 +300,7 @@ for _r in (1, 2):
             accepts="float",
             sympy=_max_sympy(_r, _mx),
             at_point=_max_at_point(_r, _mx),
+            convention=tie_facts.max_pool(max_windows(_r, _mx)),
             transport=Transport.ROUTE,
             route=_max_route(_c_of),
             inactive=(

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.infer import need_float, need_numeric, normalize_axes, reduced_shape
 from gradcli.core.ops.registry import (
     CUT,
@@ -212,6 +213,7 @@ reduction(
     behavior=KINK,
     row=_extreme_row(np.max),
     at_point=_extreme_at_point(np.max),
+    convention=tie_facts.extreme(largest=True),
     inactive=(
         "max({arg}) passes the gradient only to its largest element(s): {count} get none",
         "max in {entry} {line} passes the gradient only to the largest element(s)",
@@ -224,6 +226,7 @@ reduction(
     behavior=KINK,
     row=_extreme_row(np.min),
     at_point=_extreme_at_point(np.min),
+    convention=tie_facts.extreme(largest=False),
     inactive=(
         "min({arg}) passes the gradient only to its smallest element(s): {count} get none",
         "min in {entry} {line} passes the gradient only to the smallest element(s)",

@@ -150,6 +150,11 @@ class Op:
     # the perturbed inputs in float64 and raw the inputs' values at the point; FORWARD when the
     # forward already does that (where: its condition is a constant at the point)
     at_point: Callable | str | None = None
+    # where its gradient is a convention, not a derivative (a kink, a tie, a jump):
+    # convention(node, input_values) -> list of ops.convention.Hit (core/convention_sites.py
+    # maps them onto the gradients); no_convention says why an op with a kink has none
+    convention: Callable | None = None
+    no_convention: str = ""
     # a non-finite result from finite operands is an overflow (exp, mul), not a pole (log, div)
     overflows: bool = False
     # pole(*input_values) -> mask of the elements where a non-finite result is a pole, for an

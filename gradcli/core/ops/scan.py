@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.infer import need_numeric, normalize_axes, row_infer
 from gradcli.core.ops.reduce import _extreme, _lowest
 from gradcli.core.ops.registry import (
@@ -185,6 +186,7 @@ register(
         behavior=MASK,
         overflows=True,
         at_point=_cumprod_at_point,
+        convention=tie_facts.cumprod,
         sympy=_cum_sympy(lambda a, x: a * x, 1, freeze_zeros=True),
     )
 )

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.indexing import known
 from gradcli.core.ops.infer import fmt
 from gradcli.core.ops.registry import Attr, AttrKind, Op, ShapeError, Transport, register
@@ -330,6 +331,14 @@ def _update_sympy(sp, attrs, args, values):
     return _update(args[0], values[1], args[2], apply(lambda v: number(sp, v), values[2]))
 
 
+def _duplicates(ids: np.ndarray, shape) -> np.ndarray:
+    """Which index vectors share their place with another one (updates tied for it)."""
+    flat = ids.reshape(-1, ids.shape[-1])
+    places = np.ravel_multi_index(tuple(flat.T), shape[: ids.shape[-1]])
+    _, inverse, counts = np.unique(places, return_inverse=True, return_counts=True)
+    return (counts[inverse.reshape(-1)] >= 2).reshape(ids.shape[:-1])
+
+
 def _update_at_point(node, args, raw):
     return _update(args[0], args[1], args[2], raw[2])
 
@@ -382,6 +391,7 @@ register(
         sympy=_update_sympy,
         moves=True,
         at_point=_update_at_point,
+        convention=tie_facts.scatter_update(_duplicates),
         route=_kept_route,
         unselected=(
             "{text} overwrites {count} of {size} elements of {arg}: they get no gradient",

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.indexing import (
     _segment_route,
     _segment_shape,
@@ -250,6 +251,7 @@ for _name, _maximum, _unsorted in (
             attrs=NUM_SEGMENTS if _unsorted else (),
             sympy=_extreme_sympy(_name),
             at_point=_extreme_at_point,
+            convention=tie_facts.segment(_tied_weights),
             transport=Transport.ROUTE,
             route=_segment_route,
             inactive=(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.core.ops import kink_facts
 from gradcli.core.ops.elementwise import binary, unary
 from gradcli.core.ops.infer import elementwise
 from gradcli.core.ops.registry import COMPARISON, CUT, KINK, Operator
@@ -47,6 +48,7 @@ binary(
     behavior=KINK,
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] >= vs[1] else xs[1]),
     at_point=_maximum_at_point,
+    convention=kink_facts.maximum,
     selects=True,
     inactive=(
         "{text} takes the other argument at {count}",
@@ -61,6 +63,7 @@ binary(
     behavior=KINK,
     sympy=each_at(lambda sp, xs, vs: xs[0] if vs[0] <= vs[1] else xs[1]),
     at_point=_minimum_at_point,
+    convention=kink_facts.minimum,
     selects=True,
     inactive=(
         "{text} takes the other argument at {count}",

@@ -125,6 +125,7 @@ register(
         sympy=_same_sympy,
         moves=True,
         at_point=_cast_at_point,
+        no_convention="a float cast is smooth; a cast to an integer passes no gradient",
     )
 )
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.indexing import known
 from gradcli.core.ops.infer import fmt, need_numeric, normalize_axes
 from gradcli.core.ops.registry import CUT, KINK, Attr, AttrKind, Op, ShapeError, Transport, register
@@ -278,6 +279,7 @@ register(
         sympy=lambda sp, attrs, args, values: _sorted_at_point(_Node(attrs), [args[0]], values),
         moves=True,
         at_point=_sorted_at_point,
+        convention=tie_facts.sort,
         transport=Transport.ROUTE,
         route=_sort_route,
         inactive=(
@@ -352,6 +354,7 @@ register(
         sympy=lambda sp, attrs, args, values: _top_k_at_point(_Node(attrs), [args[0]], values),
         moves=True,
         at_point=_top_k_at_point,
+        convention=tie_facts.top_k,
         transport=Transport.ROUTE,
         route=_top_k_route,
         inactive=(

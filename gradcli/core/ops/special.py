@@ -340,6 +340,10 @@ def _xlogy_scalar(x, y):
     return x * math.log(y)
 
 
+# at x = 0 the value is 0 for every y: the 0 TensorFlow gives to y there is the derivative
+_X_ZERO_SMOOTH = "at x = 0 the value is 0 for every y, so 0 is the derivative in y"
+
+
 def _x_zero_at_point(forward):
     # finite differences: where x is 0 at the point, the op is the constant 0 (TensorFlow's
     # gradient to both inputs is 0 there)
@@ -360,6 +364,7 @@ binary(
     ),
     sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[0] == 0 else xs[0] * sp.log(xs[1])),
     at_point=_x_zero_at_point(_xlogy),
+    no_convention=_X_ZERO_SMOOTH,
     infer=elementwise("xlogy", floats=True),
     accepts="float",
     overflows=True,
@@ -389,6 +394,7 @@ binary(
     ),
     sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[0] == 0 else xs[0] / xs[1]),
     at_point=_x_zero_at_point(_xdivy),
+    no_convention=_X_ZERO_SMOOTH,
     infer=elementwise("xdivy", floats=True),
     accepts="float",
     overflows=True,
@@ -424,6 +430,7 @@ binary(
     (lambda b, n, g: b.mul(b.xlog1py(_x_is_nonzero(b, n), _y(n)), g), _xlog1py_grad_y),
     sympy=each_at(lambda sp, xs, vs: sp.Integer(0) if vs[0] == 0 else xs[0] * sp.log(1 + xs[1])),
     at_point=_x_zero_at_point(_xlog1py),
+    no_convention=_X_ZERO_SMOOTH,
     infer=elementwise("xlog1py", floats=True),
     accepts="float",
     overflows=True,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gradcli.core.ops import tie_facts
 from gradcli.core.ops.conv import COMMON, STRIDES, _conv_grads, _public, _route
 from gradcli.core.ops.conv_kernels import plan as conv_plan
 from gradcli.core.ops.infer import fmt
@@ -38,6 +39,7 @@ from gradcli.core.ops.pooling import (
     _internal,
     _max_at_point,
     _max_sympy,
+    max_windows,
 )
 from gradcli.core.ops.registry import (
     KINK,
@@ -230,6 +232,9 @@ register(
         accepts="float",
         sympy=_max_sympy(3, "max_pool3d"),
         at_point=_max_at_point(3, "max_pool3d"),
+        convention=tie_facts.max_pool(
+            max_windows(3, "max_pool3d"), tie_facts.MAX_POOL3D, TOLERANCE
+        ),
         transport=Transport.ROUTE,
         route=_max3d_route,
         inactive=(

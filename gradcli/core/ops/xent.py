@@ -189,6 +189,7 @@ register(
         accepts="float",
         sympy=_dense_sympy,
         at_point=_dense_at_point,
+        no_convention="smooth; at_point only freezes the labels' sum (not a kink)",
         transport=Transport.ROUTE,
         route=dense_route,
         overflows=True,
