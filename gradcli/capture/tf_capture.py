@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import record
 from tensorflow.python.framework import constant_op, ops
+from tensorflow.python.framework.func_graph import FuncGraph
 
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
@@ -221,7 +222,11 @@ class Recorder:
         handle = self.value_of(inputs[0], line) if inputs and op_type in WRITES else None
         if op_type in READS and in_ids and in_ids[0] in self.state:
             in_ids.append(self.state[in_ids[0]])
-        should = bool(inputs) and bool(record.should_record_backprop(inputs))
+        if graph is not None and not isinstance(graph, FuncGraph):
+            # TF1 graph code: tf.gradients differentiates any float path, no tape needed
+            should = any(trainable(t) or _dtype(t) == "resource" for t in inputs)
+        else:
+            should = bool(inputs) and bool(record.should_record_backprop(inputs))
         if should:
             self._watched(inputs, in_ids)
         differentiable = self.differentiable(op_type)

@@ -107,6 +107,9 @@ def _install(stack: ExitStack, rec: Recorder, calls: GradientCalls) -> None:
     for method in ("gradient", "jacobian", "batch_jacobian"):
         _patch(stack, tape, method, lambda f, m=method: calls.tape_method(m, f))
     _patch(stack, tape, "watch", calls.watch)
+    from tensorflow.python.client.session import BaseSession
+
+    _patch(stack, BaseSession, "run", calls.session_run)
     try:
         import keras
 
@@ -140,7 +143,9 @@ def _patch_gradients(stack: ExitStack, calls: GradientCalls) -> None:
 
         return gradients
 
-    for owner in (tf, tf.compat.v1):
+    from tensorflow.python.ops import gradients as graph_gradients  # a v1 optimizer's
+
+    for owner in (tf, tf.compat.v1, graph_gradients):
         original = getattr(owner, "gradients", None)
         if original is None:
             continue
