@@ -213,6 +213,9 @@ class GradientCalls:
             if hasattr(source, "handle"):  # a variable: its own shape and dtype
                 requires = _watches(tape, source, watched)
                 shape, dtype = _shape(source), tf.as_dtype(source.dtype).name
+                if not requires and not getattr(tape, "_watch_accessed_variables", True):
+                    unwatching = rec.program.facts.setdefault("unwatching_tapes", {})
+                    unwatching[(call.index, name)] = getattr(tape, "_gradcli_line", None)
             if tape is None and not is_eager(tensor_of(source)):
                 requires = value.floating  # tf.gradients in a graph: no tape, nothing watched
             grad = Gradient(

@@ -29,6 +29,7 @@ from gradcli.capture.tf_ops import (
     READS,
     ROLE_OF,
     SHAPE_ONLY,
+    SINGULAR_AT_ZERO,
     WRITES,
     display,
     kind_of,
@@ -68,6 +69,14 @@ def _shape(t) -> tuple:
         return tuple(t.shape.as_list())
     except (ValueError, AttributeError):
         return ()
+
+
+def _zeros(t) -> int:
+    """How many elements of an eager tensor are exactly 0."""
+    try:
+        return int(np.count_nonzero(t._numpy() == 0))
+    except Exception:
+        return 0
 
 
 def trainable(t) -> bool:
@@ -222,19 +231,22 @@ class Recorder:
         handle = self.value_of(inputs[0], line) if inputs and op_type in WRITES else None
         if op_type in READS and in_ids and in_ids[0] in self.state:
             in_ids.append(self.state[in_ids[0]])
-        if graph is not None and not isinstance(graph, FuncGraph):
+        v1_graph = graph is not None and not isinstance(graph, FuncGraph)
+        if v1_graph:
             # TF1 graph code: tf.gradients differentiates any float path, no tape needed
             should = any(trainable(t) or _dtype(t) == "resource" for t in inputs)
         else:
             should = bool(inputs) and bool(record.should_record_backprop(inputs))
         if should:
-            self._watched(inputs, in_ids)
+            self._watched(inputs, in_ids, v1_graph)
         differentiable = self.differentiable(op_type)
         records = should and differentiable and kind is OpKind.COMPUTE
         watched = any(values[v].requires_grad and values[v].floating for v in in_ids)
         grad_enabled = should or not watched or kind is not OpKind.COMPUTE or not differentiable
         index = len(self.program.ops)
         extra: dict = {"stack": stack, "type": op_type}
+        if op_type == "VarHandleOp" or op_type in WRITES:
+            extra["state"] = True  # makes or writes a variable's state
         out_ids = []
         if kind is OpKind.INPLACE and handle is not None:
             like = tensors[0] if tensors else None
@@ -243,6 +255,10 @@ class Recorder:
         else:
             for t in outs:
                 out_ids.append(self.new_value(t, index, line, records and trainable(t)))
+        if op_type in SINGULAR_AT_ZERO and outs and is_eager(outs[0]) and trainable(outs[0]):
+            zeros = _zeros(outs[0])
+            if zeros:
+                extra["singular"] = zeros  # derivative infinite where the value is 0
         role = ROLE_OF.get(op_type)
         if role is None and kind is OpKind.COMPUTE and outs and watched and not trainable(outs[0]):
             role = "discrete" if _dtype(outs[0]) != "resource" else None
@@ -266,8 +282,9 @@ class Recorder:
             )
         )
 
-    def _watched(self, inputs, in_ids) -> None:
-        """Inputs made outside any recorded op that a tape watches now: they require grad."""
+    def _watched(self, inputs, in_ids, v1_graph: bool = False) -> None:
+        """Inputs made outside any recorded op that a tape watches now (in TF1 graph code:
+        every float one, tf.gradients takes any): they require grad."""
         values, ops_ = self.program.values, self.program.ops
         for t, vid in zip(inputs, in_ids):
             value = values[vid]
@@ -276,7 +293,9 @@ class Recorder:
             made = ops_[value.op].kind if value.op is not None else None
             if made not in (None, OpKind.CREATE, OpKind.REWRAP):
                 continue
-            if len(inputs) == 1 or record.should_record_backprop([t]):
+            if v1_graph:
+                value.requires_grad = value.floating
+            elif len(inputs) == 1 or record.should_record_backprop([t]):
                 value.requires_grad = True
 
     def differentiable(self, op_type: str) -> bool:
