@@ -35,16 +35,50 @@ GRAPH_MODE = ("disable_eager_execution", "disable_v2_behavior")
 SAME_KIND = {"stop_gradient": "stop_gradient", "untaken_branch": "untaken_branch"}
 
 # the classes of disagreement this harness found, each naming the side that is wrong
-ZERO_UNKNOWN = "zeros in a connected gradient: the static reader names the op that zeroes; the run mode, with no per-op gradient values from TensorFlow, says unknown beyond the call's line (run-mode gap)"
-ZERO_CUT_BESIDE = "zeros in a connected gradient: the run mode names a non-differentiable op beside the path, the static reader the op that zeroes (run-mode gap)"
-NUMPY_BUFFER = "a value that left TensorFlow through NumPy's buffer protocol (np.* on a tensor) or an eager numpy_function/py_function is not seen: the run mode says no_path or unknown, not leaves_tape (run wrong)"
-BRANCH = "an untaken Python if or tf.cond branch: the run mode sees only what ran and says no_path at the source, not untaken_branch (run-mode gap)"
-CUSTOM_OR_NESTED = "a cut inside a custom_gradient's backward or a nested tape's inner gradient: the run mode says unknown (run-mode gap)"
-NO_PATH_LINE = "no_path's line: the static reader names the source's definition, the run mode its last use (convention differs)"
-UNUSED_UNWATCHED = "a source both unused and unwatchable (non-trainable, integer): the run mode names not_watched/integer, the expectation and the static reader no_path (run wrong)"
-STATE_WRITE = "a value that reaches the loss only through variable state (tf.Variable(t), assign): the static reader says no_path (does not use it), which issue 29 rules out; the run mode's cut at the write is right (static wrong)"
-TRAINABLE_FALSE_LINE = "trainable=False set on a Keras weight: the static reader names where it is declared, the run mode where the variable is made (convention differs)"
-FIT_TRACE_ERROR = "an error raised while Keras traces the step (.numpy() on a symbolic tensor in the loss): the run mode records no call, TensorFlow and the static reader one at the fit line (run wrong)"
+ZERO_UNKNOWN = (
+    "zeros in a connected gradient: the static reader names the op that zeroes; the run "
+    "mode, with no per-op gradient values from TensorFlow, says unknown beyond the call's "
+    "line (run-mode gap)"
+)
+ZERO_CUT_BESIDE = (
+    "zeros in a connected gradient: the run mode names a non-differentiable op beside the "
+    "path, the static reader the op that zeroes (run-mode gap)"
+)
+NUMPY_BUFFER = (
+    "a value that left TensorFlow through NumPy's buffer protocol (np.* on a tensor) or an "
+    "eager numpy_function/py_function is not seen: the run mode says no_path or unknown, "
+    "not leaves_tape (run wrong)"
+)
+BRANCH = (
+    "an untaken Python if or tf.cond branch: the run mode sees only what ran and says "
+    "no_path at the source, not untaken_branch (run-mode gap)"
+)
+CUSTOM_OR_NESTED = (
+    "a cut inside a custom_gradient's backward or a nested tape's inner gradient: the run "
+    "mode says unknown (run-mode gap)"
+)
+NO_PATH_LINE = (
+    "no_path's line: the static reader names the source's definition, the run mode its last "
+    "use (convention differs)"
+)
+UNUSED_UNWATCHED = (
+    "a source both unused and unwatchable (non-trainable, integer): the run mode names "
+    "not_watched/integer, the expectation and the static reader no_path (run wrong)"
+)
+STATE_WRITE = (
+    "a value that reaches the loss only through variable state (tf.Variable(t), assign): "
+    "the static reader says no_path (does not use it), which issue 29 rules out; the run "
+    "mode's cut at the write is right (static wrong)"
+)
+TRAINABLE_FALSE_LINE = (
+    "trainable=False set on a Keras weight: the static reader names where it is declared, "
+    "the run mode where the variable is made (convention differs)"
+)
+FIT_TRACE_ERROR = (
+    "an error raised while Keras traces the step (.numpy() on a symbolic tensor in the "
+    "loss): the run mode records no call, TensorFlow and the static reader one at the fit "
+    "line (run wrong)"
+)
 # (snippet, side) -> its classes. "run": the run mode differs from TensorFlow's recorded
 # values or the snippet's expectation; "static": the two ways name different causes
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
