@@ -264,6 +264,8 @@ def static_document(path: Path) -> dict | None:
 
     result = invoke("explain", path, "--format", "json")
     if result.code == 2:
+        if "--run" not in result.stderr:  # issue 29: a refusal says how to read it by running
+            pytest.xfail(f"the static reader's refusal does not name --run yet: {result.stderr}")
         return None
     return json.loads(result.stdout)
 
@@ -409,7 +411,7 @@ def _check(name: str, doc: dict, side: str) -> None:
     else:
         static = static_document(CODE / f"{name}.py")
         if static is None:
-            pytest.skip("the static reader refuses this snippet (its refusal names --run)")
+            pytest.skip("the static reader refuses this snippet; its refusal names --run")
         wrong = against_static(doc, static)
     if (name, side) in KNOWN:
         if wrong:
