@@ -58,8 +58,9 @@ CUSTOM_OR_NESTED = (
     "mode says unknown (run-mode gap)"
 )
 NO_PATH_LINE = (
-    "no_path's line: the static reader names the source's definition, the run mode its last "
-    "use (convention differs)"
+    "no_path's line: the static reader names the source's definition or the call that "
+    "makes the unused result, the run mode the line that drops it or the source's last "
+    "use (issue 29 asks for the line that dropped it: the static side where they differ)"
 )
 UNUSED_UNWATCHED = (
     "a source both unused and unwatchable (non-trainable, integer): the run mode names "
