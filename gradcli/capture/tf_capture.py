@@ -384,7 +384,41 @@ def install(stack, rec: Recorder) -> None:
 
     constant_op.convert_to_eager_tensor = converted
     stack.callback(setattr, constant_op, "convert_to_eager_tensor", convert)
+    _numpy_function(stack, rec)
     _python_path(stack)
+
+
+def _numpy_function(stack, rec: Recorder) -> None:
+    """An eager tf.numpy_function: its inputs leave TensorFlow for the function's NumPy
+    arrays (one exit per input, at your line), and what it returns comes back as values
+    that left (a traced one is a PyFunc op, an exit the op callback sees)."""
+    original = tf.numpy_function
+
+    def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
+        if func is None or not tf.executing_eagerly():
+            return original(func, inp, Tout, stateful=stateful, name=name)
+        tensors = [t for t in tf.nest.flatten(inp) if is_eager(t)]
+
+        def leaving(*arrays):
+            out = func(*arrays)
+            if not rec.busy and rec.failure is None and tensors:
+                rec.busy += 1
+                try:
+                    frame = sys._getframe(1)
+                    for t in tensors:
+                        rec.record_exit("tf.numpy_function", t, out, frame)
+                except Exception as exc:
+                    rec.failure = exc
+                finally:
+                    rec.busy -= 1
+            return out
+
+        return original(leaving, inp, Tout, stateful=stateful, name=name)
+
+    for owner in (tf, tf.compat.v1):
+        if getattr(owner, "numpy_function", None) is original:
+            setattr(owner, "numpy_function", numpy_function)
+            stack.callback(setattr, owner, "numpy_function", original)
 
 
 def _python_path(stack) -> None:

@@ -45,9 +45,9 @@ ZERO_CUT_BESIDE = (
     "path, the static reader the op that zeroes (run-mode gap)"
 )
 NUMPY_BUFFER = (
-    "a value that left TensorFlow through NumPy's buffer protocol (np.* on a tensor) or an "
-    "eager numpy_function/py_function is not seen: the run mode says no_path or unknown, "
-    "not leaves_tape (run wrong)"
+    "a value that left TensorFlow through NumPy's buffer protocol (np.* on a tensor, a "
+    "py_function body in NumPy, Keras's convert_to_numpy): the run mode does not see it "
+    "leave and says no_path or unknown, not leaves_tape (run wrong)"
 )
 BRANCH = (
     "an untaken Python if or tf.cond branch: the run mode sees only what ran and says "
@@ -157,8 +157,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("leaves_tape_np_mean", "static"): NUMPY_BUFFER,
     ("leaves_tape_np_square", "run"): NUMPY_BUFFER,
     ("leaves_tape_np_square", "static"): NUMPY_BUFFER,
-    ("leaves_tape_numpy_function", "run"): NUMPY_BUFFER,
-    ("leaves_tape_numpy_function", "static"): NUMPY_BUFFER,
     ("leaves_tape_py_function_numpy", "run"): NUMPY_BUFFER,
     ("leaves_tape_py_function_numpy", "static"): ZERO_UNKNOWN,
     ("nested_tapes_fourth_derivative", "run"): CUSTOM_OR_NESTED,
