@@ -417,7 +417,7 @@ def _numpy_function(stack, rec: Recorder) -> None:
 
     for owner in (tf, tf.compat.v1):
         if getattr(owner, "numpy_function", None) is original:
-            setattr(owner, "numpy_function", numpy_function)
+            owner.numpy_function = numpy_function
             stack.callback(setattr, owner, "numpy_function", original)
 
 
