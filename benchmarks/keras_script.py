@@ -252,8 +252,10 @@ print("second step loss", float(loss))
 # the same model trained the Keras way: compile + fit with a loss function of the file's own
 # ---------------------------------------------------------------------------------------------
 def fit_loss(y_true, y_pred):
-    """The class head's loss as compile takes it (per sample, Keras averages it)."""
-    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+    """The class head's loss as compile takes it (per sample, Keras averages it). Keras 3
+    hands y_true over in y_pred's dtype (float32): the labels are cast back to integers."""
+    labels = tf.cast(y_true, tf.int32)
+    return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=y_pred)
 
 
 class HeadOnly(tf.keras.Model):

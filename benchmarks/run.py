@@ -584,6 +584,41 @@ class Suite:
         self.record(w, "gradcli explain FILE.py (whole process)", self.wall(argv, runs, ok=(0, 1)))
 
     def runmode(self):
+        """Issues 28 and 29: `explain --run` on PyTorch and TensorFlow scripts."""
+        self.runmode_torch()
+        self.runmode_tf()
+
+    def runmode_tf(self):
+        """Issue 29's cost: `explain --run --calls all` on the Keras script and on one epoch
+        of a small CNN's fit, against `python script.py` running the whole script too (the
+        same steps), whole processes; TensorFlow's import (in both) is measured alone and
+        each time is also given beyond it."""
+        try:
+            import tensorflow  # noqa: F401
+        except ImportError:
+            self.skip("run mode (TensorFlow)", "explain --run", "tensorflow is not installed")
+            return
+        runs = 2 if self.quick else 5
+        env = {**self.env("1"), "TF_CPP_MIN_LOG_LEVEL": "3"}
+        imports = [_peak([sys.executable, "-c", "import tensorflow"], env)[0] for _ in range(runs)]
+        self.record("run mode (TensorFlow)", "import tensorflow (excluded)", imports)
+        cost = statistics.median(imports)
+        for script, what in ((os.path.join(HERE, "keras_script.py"), "Keras script"),
+                             (os.path.join(HERE, "tf_scripts", "cnn_fit.py"),
+                              "small CNN fit (4 steps of 32)")):  # fmt: skip
+            w = f"run mode: {what}"
+            plain = [_peak([sys.executable, script], env)[0] for _ in range(runs)]
+            self.record(w, "python script.py (floor)", plain)
+            argv = [*self.gradcli, "explain", "--run", script, "--calls", "all", "--format", "json"]
+            got = [_peak(argv, env, ok=(0, 1))[0] for _ in range(runs)]
+            self.record(w, "gradcli explain --run", got, floor=statistics.median(plain))
+            beyond = [t - cost for t in plain]
+            self.record(w, "python beyond the import (floor)", beyond)
+            self.record(w, "gradcli beyond the import", [t - cost for t in got],
+                        floor=statistics.median(beyond),
+                        note="target: <= 2x plus gradcli's start-up")  # fmt: skip
+
+    def runmode_torch(self):
         """Issue 28's cost: `explain --run` on a training step against `python script.py`
         running the same step, whole processes (both import torch: the import is in both)."""
         try:

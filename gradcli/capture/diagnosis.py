@@ -462,6 +462,8 @@ class Doctor:
         for o in range(last.index - 1, -1, -1):  # the other results made at the same site
             if self.line_in(ops[o], call.file, call.function) != site:
                 break
+            if ops[o].extra.get("state"):
+                continue  # a variable made or written there (built on first call): not a result
             siblings.update(w for w in ops[o].outputs if w not in left)
         for o in range(last.index + 1, end):
             op = ops[o]
@@ -655,6 +657,18 @@ class Doctor:
                     K.NON_FINITE, op, detail, origin=str(OriginKind.SINGULAR), elements=count
                 )
             ]
+        singular = self._singular(call, g) if not call.nodes else None
+        if singular is not None:
+            op, count = singular
+            detail = (
+                f"the derivative of {op.name} is infinite where its value is 0 ({count} "
+                "element(s) here, a singular point), so the gradient turns NaN/Inf here"
+            )
+            return [
+                self.cause(
+                    K.NON_FINITE, op, detail, origin=str(OriginKind.SINGULAR), elements=count
+                )
+            ]
         roots = [n for n in call.nodes[: len(call.roots)] if n.out is not None]
         if any(n.out[2] for n in roots):
             return [
@@ -674,6 +688,18 @@ class Doctor:
                 line=call.line,
             )
         ]
+
+    def _singular(self, call: GradientCall, g: Gradient):
+        """(op, count): the one operation on the gradient's path whose forward values sit at
+        a singular point of its derivative (the capture's `singular` count: a framework with
+        no per-node gradient values says where); None when none or several lines have one."""
+        _, data_ops = self.flow.forward([g.value_id], call.first_op, gradient=True)
+        _, root_ops = self.flow.backward(call.roots, call.first_op)
+        ops = [self.program.ops[o] for o in sorted(data_ops & root_ops)]
+        found = [op for op in ops if op.extra.get("singular")]
+        if len({(op.file, op.line) for op in found}) != 1:
+            return None
+        return found[0], sum(op.extra["singular"] for op in found)
 
     def _masker(self, call, g, born: Operation) -> Operation | None:
         """The operation after `born` on the path that took non-finite inputs to finite outputs."""

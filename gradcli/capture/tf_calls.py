@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import record
+from tensorflow.python.framework.func_graph import FuncGraph
 
 from gradcli.capture.program import Gradient, GradientCall, Operation, OpKind
 from gradcli.capture.script import StopScript
@@ -68,6 +69,8 @@ class GradientCalls:
         self.contexts: list[dict] = []  # fit / train_on_batch / minimize in progress
         self.errors: dict[int, int] = {}  # id(exception) -> call index
         self.hooks: list[dict] = []  # traced calls' value readers, by fit model
+        self.pending: list[tuple] = []  # TF1 graph gradients not read yet (Session.run)
+        self.returned: set[int] = set()  # calls TensorFlow answered (an error after is not theirs)
 
     # --- where a call comes from -------------------------------------------------------
     def _origin(self, method: str):
@@ -146,6 +149,7 @@ class GradientCalls:
             self.depth -= 1
             if not outer:
                 rec.busy -= 1
+        self.returned.add(id(call))
         try:
             self._end(call, tape, flat, names, result, targets if outer else None)
         except Exception as exc:
@@ -209,6 +213,11 @@ class GradientCalls:
             if hasattr(source, "handle"):  # a variable: its own shape and dtype
                 requires = _watches(tape, source, watched)
                 shape, dtype = _shape(source), tf.as_dtype(source.dtype).name
+                if not requires and not getattr(tape, "_watch_accessed_variables", True):
+                    unwatching = rec.program.facts.setdefault("unwatching_tapes", {})
+                    unwatching[(call.index, name)] = getattr(tape, "_gradcli_line", None)
+            if tape is None and not is_eager(tensor_of(source)):
+                requires = value.floating  # tf.gradients in a graph: no tape, nothing watched
             grad = Gradient(
                 name,
                 vid,
@@ -236,7 +245,7 @@ class GradientCalls:
                 fill(grad, g._numpy())
             else:
                 grad.status = "connected"
-                grad.shape, grad.dtype = tuple(g.shape.as_list() or ()), g.dtype.name
+                grad.shape, grad.dtype = _shape(g), g.dtype.name
                 symbolic.append((grad, g))
         if symbolic:
             self._read_later(call, symbolic)
@@ -249,6 +258,13 @@ class GradientCalls:
         state = {"done": False}
         grads = [g for _, g in symbolic]
         records = [r for r, _ in symbolic]
+        if not isinstance(getattr(grads[0], "graph", None), FuncGraph):  # TF1 graph code
+            self.pending.append((records, grads))
+            call.notes.append(
+                "TF1 graph code: TensorFlow returns symbolic tensors here; the values are "
+                "those of the first Session.run that could compute them"
+            )
+            return
 
         def read(*arrays):
             if not state["done"]:
@@ -326,7 +342,11 @@ class GradientCalls:
         except BaseException as exc:
             made = rec.program.calls[context["first"] :]
             if made and not isinstance(exc, StopScript) and made[-1].error is None:
-                made[-1].error = {"type": type(exc).__name__, "message": str(exc), "line": line}
+                # raised after the gradient came back (Keras's apply_gradients on None
+                # gradients): the script's error, its causes the call's; raised while
+                # the step ran its gradient: the call's own error
+                if id(made[-1]) not in self.returned:
+                    made[-1].error = {"type": type(exc).__name__, "message": str(exc), "line": line}
                 self.errors[id(exc)] = made[-1].index
             raise
         finally:
@@ -363,6 +383,44 @@ class GradientCalls:
         ]
         rec.program.calls.append(call)
 
+    def session_run(self, original):
+        """Session.run, fetching the graph's unread gradients in the same run when every
+        placeholder they need is fed (the values of that very step)."""
+        calls = self
+
+        def run(session, fetches, feed_dict=None, *args, **kwargs):
+            extra = calls._fetchable(session, feed_dict) if calls.pending else []
+            if not extra:
+                return original(session, fetches, feed_dict, *args, **kwargs)
+            wanted = [g for _, g in extra]
+            try:
+                out, values = original(session, (fetches, wanted), feed_dict, *args, **kwargs)
+            except TypeError:  # a fetch TensorFlow refuses before running (None): its error
+                with contextlib.suppress(Exception):
+                    calls._fill(extra, original(session, wanted, feed_dict))
+                return original(session, fetches, feed_dict, *args, **kwargs)
+            calls._fill(extra, values)
+            return out
+
+        return run
+
+    @staticmethod
+    def _fill(extra, values) -> None:
+        for (record_, _), value in zip(extra, values):
+            fill(record_, np.asarray(value))
+
+    def _fetchable(self, session, feed_dict) -> list:
+        """(gradient record, tensor) pairs of the session's graph the feeds can compute."""
+        fed = {id(getattr(k, "op", k)) for k in (feed_dict or {})}
+        out, left = [], []
+        for records, grads in self.pending:
+            if grads[0].graph is not session.graph or not _computable(grads, fed):
+                left.append((records, grads))
+                continue
+            out += list(zip(records, grads))
+        self.pending = left
+        return out
+
     def watch(self, original):
         rec = self.rec
 
@@ -378,6 +436,21 @@ class GradientCalls:
             return out
 
         return watch
+
+
+def _computable(tensors, fed: set, limit: int = 100_000) -> bool:
+    """Whether every placeholder the tensors depend on is fed (an iterative walk)."""
+    seen, stack = set(), [t.op for t in tensors]
+    while stack and len(seen) < limit:
+        op = stack.pop()
+        if id(op) in seen or id(op) in fed:
+            continue
+        seen.add(id(op))
+        if op.type in ("Placeholder", "PlaceholderV2"):
+            return False
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return not stack
 
 
 def _zero_mode(arg) -> bool:

@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import record
 from tensorflow.python.framework import constant_op, ops
+from tensorflow.python.framework.func_graph import FuncGraph
 
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
@@ -28,6 +29,7 @@ from gradcli.capture.tf_ops import (
     READS,
     ROLE_OF,
     SHAPE_ONLY,
+    SINGULAR_AT_ZERO,
     WRITES,
     display,
     kind_of,
@@ -67,6 +69,14 @@ def _shape(t) -> tuple:
         return tuple(t.shape.as_list())
     except (ValueError, AttributeError):
         return ()
+
+
+def _zeros(t) -> int:
+    """How many elements of an eager tensor are exactly 0."""
+    try:
+        return int(np.count_nonzero(t._numpy() == 0))
+    except Exception:
+        return 0
 
 
 def trainable(t) -> bool:
@@ -221,15 +231,22 @@ class Recorder:
         handle = self.value_of(inputs[0], line) if inputs and op_type in WRITES else None
         if op_type in READS and in_ids and in_ids[0] in self.state:
             in_ids.append(self.state[in_ids[0]])
-        should = bool(inputs) and bool(record.should_record_backprop(inputs))
+        v1_graph = graph is not None and not isinstance(graph, FuncGraph)
+        if v1_graph:
+            # TF1 graph code: tf.gradients differentiates any float path, no tape needed
+            should = any(trainable(t) or _dtype(t) == "resource" for t in inputs)
+        else:
+            should = bool(inputs) and bool(record.should_record_backprop(inputs))
         if should:
-            self._watched(inputs, in_ids)
+            self._watched(inputs, in_ids, v1_graph)
         differentiable = self.differentiable(op_type)
         records = should and differentiable and kind is OpKind.COMPUTE
         watched = any(values[v].requires_grad and values[v].floating for v in in_ids)
         grad_enabled = should or not watched or kind is not OpKind.COMPUTE or not differentiable
         index = len(self.program.ops)
         extra: dict = {"stack": stack, "type": op_type}
+        if op_type == "VarHandleOp" or op_type in WRITES:
+            extra["state"] = True  # makes or writes a variable's state
         out_ids = []
         if kind is OpKind.INPLACE and handle is not None:
             like = tensors[0] if tensors else None
@@ -238,6 +255,10 @@ class Recorder:
         else:
             for t in outs:
                 out_ids.append(self.new_value(t, index, line, records and trainable(t)))
+        if op_type in SINGULAR_AT_ZERO and outs and is_eager(outs[0]) and trainable(outs[0]):
+            zeros = _zeros(outs[0])
+            if zeros:
+                extra["singular"] = zeros  # derivative infinite where the value is 0
         role = ROLE_OF.get(op_type)
         if role is None and kind is OpKind.COMPUTE and outs and watched and not trainable(outs[0]):
             role = "discrete" if _dtype(outs[0]) != "resource" else None
@@ -261,8 +282,9 @@ class Recorder:
             )
         )
 
-    def _watched(self, inputs, in_ids) -> None:
-        """Inputs made outside any recorded op that a tape watches now: they require grad."""
+    def _watched(self, inputs, in_ids, v1_graph: bool = False) -> None:
+        """Inputs made outside any recorded op that a tape watches now (in TF1 graph code:
+        every float one, tf.gradients takes any): they require grad."""
         values, ops_ = self.program.values, self.program.ops
         for t, vid in zip(inputs, in_ids):
             value = values[vid]
@@ -271,7 +293,9 @@ class Recorder:
             made = ops_[value.op].kind if value.op is not None else None
             if made not in (None, OpKind.CREATE, OpKind.REWRAP):
                 continue
-            if len(inputs) == 1 or record.should_record_backprop([t]):
+            if v1_graph:
+                value.requires_grad = value.floating
+            elif len(inputs) == 1 or record.should_record_backprop([t]):
                 value.requires_grad = True
 
     def differentiable(self, op_type: str) -> bool:
@@ -360,7 +384,41 @@ def install(stack, rec: Recorder) -> None:
 
     constant_op.convert_to_eager_tensor = converted
     stack.callback(setattr, constant_op, "convert_to_eager_tensor", convert)
+    _numpy_function(stack, rec)
     _python_path(stack)
+
+
+def _numpy_function(stack, rec: Recorder) -> None:
+    """An eager tf.numpy_function: its inputs leave TensorFlow for the function's NumPy
+    arrays (one exit per input, at your line), and what it returns comes back as values
+    that left (a traced one is a PyFunc op, an exit the op callback sees)."""
+    original = tf.numpy_function
+
+    def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
+        if func is None or not tf.executing_eagerly():
+            return original(func, inp, Tout, stateful=stateful, name=name)
+        tensors = [t for t in tf.nest.flatten(inp) if is_eager(t)]
+
+        def leaving(*arrays):
+            out = func(*arrays)
+            if not rec.busy and rec.failure is None and tensors:
+                rec.busy += 1
+                try:
+                    frame = sys._getframe(1)
+                    for t in tensors:
+                        rec.record_exit("tf.numpy_function", t, out, frame)
+                except Exception as exc:
+                    rec.failure = exc
+                finally:
+                    rec.busy -= 1
+            return out
+
+        return original(leaving, inp, Tout, stateful=stateful, name=name)
+
+    for owner in (tf, tf.compat.v1):
+        if getattr(owner, "numpy_function", None) is original:
+            owner.numpy_function = numpy_function
+            stack.callback(setattr, owner, "numpy_function", original)
 
 
 def _python_path(stack) -> None:

@@ -41,6 +41,8 @@ SHAPE_ONLY = frozenset(["Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLik
 READS = frozenset(["ReadVariableOp", "ResourceGather", "ResourceGatherNd"])
 # values leaving TensorFlow for NumPy inside the graph (tf.numpy_function / py_func)
 NUMPY_FUNCTIONS = frozenset(["PyFunc", "PyFuncStateless"])
+# ops whose derivative is infinite where their output is 0 (d sqrt(x) = 1 / (2 sqrt(x)))
+SINGULAR_AT_ZERO = frozenset(["Sqrt", "EuclideanNorm"])
 QUIET = frozenset(["NoOp", "Placeholder", "VarIsInitializedOp"])
 INTEGER_TYPES = frozenset(
     ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]

@@ -65,12 +65,14 @@ def _outside_tapes(program: Captured, rec: Recorder) -> None:
         after = [c for v in op.outputs for c in consumers.get(v, ())]
         if after and all(c.kind is OpKind.DETACH and c.line == op.line for c in after):
             op.kind, op.name = OpKind.DETACH, after[0].name  # tf.stop_gradient(variable)
+    # a variable a call's tape watches (or would have, read while it recorded)
+    sources = {g.value_id for c in program.calls for g in c.gradients if g.requires_grad}
     for op in program.ops:
         if op.records_gradient or op.kind is not OpKind.COMPUTE:
             continue
         if not rec.differentiable(op.extra.get("type", "")):
             continue
-        if any(values[v].requires_grad and values[v].floating for v in op.inputs):
+        if any((values[v].requires_grad or v in sources) and values[v].floating for v in op.inputs):
             op.grad_enabled = False
 
 
@@ -107,6 +109,10 @@ def _install(stack: ExitStack, rec: Recorder, calls: GradientCalls) -> None:
     for method in ("gradient", "jacobian", "batch_jacobian"):
         _patch(stack, tape, method, lambda f, m=method: calls.tape_method(m, f))
     _patch(stack, tape, "watch", calls.watch)
+    _patch(stack, tape, "__init__", lambda f: _tape_init(rec, f))
+    from tensorflow.python.client.session import BaseSession
+
+    _patch(stack, BaseSession, "run", calls.session_run)
     try:
         import keras
 
@@ -121,6 +127,20 @@ def _install(stack: ExitStack, rec: Recorder, calls: GradientCalls) -> None:
     for method in ("minimize", "compute_gradients"):
         _patch(stack, v1, method, lambda f, m=method: calls.context_method(m, f, m))
     _patch_gradients(stack, calls)
+
+
+def _tape_init(rec: Recorder, original):
+    """GradientTape(...) remembers the user's line it was made at (a tape that watches only
+    what it is told is the cause of a variable it does not watch)."""
+    import sys
+
+    def init(tape, *args, **kwargs):
+        original(tape, *args, **kwargs)
+        if not rec.busy and rec.failure is None:
+            stack = rec.files.stack(sys._getframe(1))
+            tape._gradcli_line = stack[0][1] if stack else None
+
+    return init
 
 
 def _patch_gradients(stack: ExitStack, calls: GradientCalls) -> None:
@@ -140,7 +160,9 @@ def _patch_gradients(stack: ExitStack, calls: GradientCalls) -> None:
 
         return gradients
 
-    for owner in (tf, tf.compat.v1):
+    from tensorflow.python.ops import gradients as graph_gradients  # a v1 optimizer's
+
+    for owner in (tf, tf.compat.v1, graph_gradients):
         original = getattr(owner, "gradients", None)
         if original is None:
             continue
@@ -171,10 +193,34 @@ def reworded(diagnosis):
     program = diagnosis.doctor.program if diagnosis.doctor is not None else None
     for k, pair in diagnosis.pairs:
         _integer_source(program, k, pair)
+        _unwatching_tape(program, k, pair)
     for _, pair in diagnosis.pairs:
         if pair.reason:
             pair.reason = reword(pair.reason)
     return diagnosis
+
+
+def _unwatching_tape(program, k: int, pair) -> None:
+    """A variable a watch_accessed_variables=False tape was not told to watch: the cause is
+    that tape, at the line it was made (the static reader's line)."""
+    if (
+        program is None
+        or not pair.causes
+        or pair.causes[0].kind != STATIC_KINDS["requires_grad_false"]
+    ):
+        return
+    line = program.facts.get("unwatching_tapes", {}).get((k, pair.input))
+    if line is None:
+        return
+    cause = pair.causes[0]
+    cause.line = line
+    cause.detail = (
+        f"the tape made here has watch_accessed_variables=False and {pair.input} is not "
+        "given to tape.watch, so the tape does not record it"
+    )
+    pair.reason = (
+        f"{pair.output} gets no gradient to {pair.input} (None): not_watched at line {line}"
+    )
 
 
 INTEGER_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")
@@ -185,16 +231,20 @@ def _integer_source(program, k: int, pair) -> None:
     from gradcli.capture.tf_words import FIXES
     from gradcli.explain.report import CauseKind as K
 
-    watched = (str(K.REQUIRES_GRAD_FALSE), STATIC_KINDS["requires_grad_false"])
-    if program is None or not pair.causes or pair.causes[0].kind not in watched:
+    if program is None or not pair.causes:
         return
     g = next((g for g in program.calls[k].gradients if g.name == pair.input), None)
-    if g is None or g.dtype not in INTEGER_DTYPES:
+    if g is None or g.dtype not in INTEGER_DTYPES or g.value_id is None:
         return
     cause = pair.causes[0]
+    made = program.values[g.value_id].line
+    watched = (str(K.REQUIRES_GRAD_FALSE), STATIC_KINDS["requires_grad_false"])
+    if made is not None and cause.kind not in watched:
+        cause.line = made  # a watched integer tensor: its dtype, where it was made
+    what = "variable" if cause.kind in watched else "tensor"
     cause.kind = str(K.INTEGER)
     cause.detail = (
-        f"{pair.input} is an {g.dtype} variable, made here: a tape never watches integer "
+        f"{pair.input} is an {g.dtype} {what}, made here: a tape never watches integer "
         "tensors, so no gradient reaches it"
     )
     cause.extra["fix"] = FIXES["integer"]
