@@ -12,6 +12,7 @@ from gradcli.capture import script
 from gradcli.capture.program import Captured, OpKind, ProgramError
 from gradcli.capture.tf_calls import GradientCalls
 from gradcli.capture.tf_capture import Recorder, install, user_files
+from gradcli.capture.tf_words import KINDS
 
 
 def seed_all(seed: int) -> None:
@@ -170,16 +171,6 @@ def _patch_gradients(stack: ExitStack, calls: GradientCalls) -> None:
         stack.callback(setattr, owner, "gradients", original)
 
 
-# the run mode's kinds as the static TensorFlow reader names them, so that a script's JSON
-# does not depend on the way it was read (docs/reading-code.md)
-STATIC_KINDS = {
-    "detach": "stop_gradient",
-    "leaves_autograd": "leaves_tape",
-    "requires_grad_false": "not_watched",
-    "no_grad": "outside_tape",
-}
-
-
 def reworded(diagnosis):
     """The diagnosis with its PyTorch-worded details said the TensorFlow way."""
     from gradcli.capture.tf_words import reword
@@ -189,7 +180,7 @@ def reworded(diagnosis):
     causes += list(diagnosis.error_causes)
     for cause in causes:
         cause.detail = reword(cause.detail)
-        cause.kind = STATIC_KINDS.get(cause.kind, cause.kind)
+        cause.kind = KINDS.get(cause.kind, cause.kind)
     program = diagnosis.doctor.program if diagnosis.doctor is not None else None
     for k, pair in diagnosis.pairs:
         _integer_source(program, k, pair)
@@ -197,17 +188,15 @@ def reworded(diagnosis):
     for _, pair in diagnosis.pairs:
         if pair.reason:
             pair.reason = reword(pair.reason)
+            for raw, kind in KINDS.items():  # "...: detach at line 9" says stop_gradient
+                pair.reason = pair.reason.replace(f"{raw} at line", f"{kind} at line")
     return diagnosis
 
 
 def _unwatching_tape(program, k: int, pair) -> None:
     """A variable a watch_accessed_variables=False tape was not told to watch: the cause is
     that tape, at the line it was made (the static reader's line)."""
-    if (
-        program is None
-        or not pair.causes
-        or pair.causes[0].kind != STATIC_KINDS["requires_grad_false"]
-    ):
+    if program is None or not pair.causes or pair.causes[0].kind != KINDS["requires_grad_false"]:
         return
     line = program.facts.get("unwatching_tapes", {}).get((k, pair.input))
     if line is None:
@@ -238,7 +227,7 @@ def _integer_source(program, k: int, pair) -> None:
         return
     cause = pair.causes[0]
     made = program.values[g.value_id].line
-    watched = (str(K.REQUIRES_GRAD_FALSE), STATIC_KINDS["requires_grad_false"])
+    watched = (str(K.REQUIRES_GRAD_FALSE), KINDS["requires_grad_false"])
     if made is not None and cause.kind not in watched:
         cause.line = made  # a watched integer tensor: its dtype, where it was made
     what = "variable" if cause.kind in watched else "tensor"

@@ -8,6 +8,14 @@ from __future__ import annotations
 import re
 
 FRAMEWORK = "TensorFlow"
+# the run mode's kinds as the static TensorFlow reader names them, so that a script's JSON
+# does not depend on the way it was read (docs/reading-code.md)
+KINDS = {
+    "detach": "stop_gradient",
+    "leaves_autograd": "leaves_tape",
+    "requires_grad_false": "not_watched",
+    "no_grad": "outside_tape",
+}
 FIXES = {
     "detach": "drop the tf.stop_gradient on the path you want the gradient to follow; stop "
     "only what must not be trained, such as a GAN's fake images in the discriminator's step",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 FRAMEWORK = "PyTorch"
+KINDS: dict[str, str] = {}  # PyTorch's words are the diagnosis's own kinds
 FIXES = {
     "detach": "drop the .detach() (or .data) on the path you want the gradient to follow; "
     "detach only what must not be trained, such as a GAN's fake images in the "

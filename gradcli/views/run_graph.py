@@ -57,6 +57,7 @@ def view_of(program: Captured, diagnosis, call: GradientCall) -> gv.GraphView:
             cut = None
             if values[u].requires_grad and not flow.carries(op, u):
                 cut = doctor.cut(op).kind
+                cut = doctor.words.KINDS.get(cut, cut)  # TensorFlow's names: stop_gradient
                 view.nodes[vid].marks.append(gv.NO_GRADIENT)
             view.edges.append(gv.ViewEdge(u, vid, slot, cut))
     for g in call.gradients:

@@ -78,6 +78,25 @@ def test_stop_gradient_is_detach_at_its_line():
     same(values(doc, 0)[1], gb.numpy())
 
 
+def test_the_reason_and_graph_name_tensorflows_kind_not_pytorchs():
+    """The run mode's words are TensorFlow's in every view: the reason, and the cut edge
+    graph --run draws (DOT), both say stop_gradient, never PyTorch's detach."""
+    import subprocess
+    import sys
+
+    _, _, doc = run(RUN / "stop_gradient.py")
+    assert pairs_of(doc, 0)["w"]["reason"].endswith("stop_gradient at line 9")
+    dot = subprocess.run(
+        [sys.executable, "-m", "gradcli", "graph", "--run", "stop_gradient.py", "--format", "dot"],
+        cwd=RUN,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert dot.returncode == 0, dot.stderr
+    assert 'label="stop_gradient"' in dot.stdout and "detach" not in dot.stdout
+
+
 def test_numpy_round_trip_leaves_at_numpy():
     _, _, doc = run(RUN / "numpy_round_trip.py")
     p = pairs_of(doc, 0)["w"]
