@@ -76,7 +76,7 @@ _PATTERNS = (
     ("none_grad", re.compile(r"'NoneType' object has no attribute")),
     ("none_grad", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("scalar_root", re.compile(r"grad can be implicitly created only for scalar outputs")),
-    ("integer_grad", re.compile(r"only Tensors of floating point .*dtype can require grad")),
+    ("integer_grad", re.compile(r"[Oo]nly Tensors of floating point .*dtype can require grad")),
     ("number_backward", re.compile(r"'(float|int)' object has no attribute '(backward|grad)'")),
 )
 NOTES = {

@@ -37,7 +37,7 @@ ALSO = {
     "nan_snntorch_surrogate_overflow.py": (15, "the backward's def line; NaN is born at 18"),
     "not_in_optimizer_net_reassigned.py": (28, "the optimizer built before net1 is replaced"),
     "not_registered_python_list.py": (13, "the layer made into the plain list at line 11"),
-    "custom_fn_enforce_prior_missing_none.py": (14, "the backward's def line; the thread's: return"),
+    "custom_fn_enforce_prior_missing_none.py": (14, "the def line of backward; thread: return"),
     "no_grad_validation_jacobian_norm_loss.py": (12, "the first op on the path, inside loss_fn"),
     "no_grad_lightning_validation_autograd_in_forward.py": (14, "the first op on the path"),
     "backward_twice_rnnlm_states_not_detached.py": (18, "the LSTM call inside forward"),
