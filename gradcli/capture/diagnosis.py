@@ -297,7 +297,7 @@ class Doctor:
             return self.cause(
                 K.REQUIRES_GRAD_FALSE, op, "requires_grad is switched off here (frozen)"
             )
-        if not op.grad_enabled:
+        if not op.grad_enabled or op.inference:
             return self.no_grad(op)
         if op.kind is OpKind.CAST_INT:
             return self.cause(
@@ -315,6 +315,12 @@ class Doctor:
 
     def no_grad(self, op: Operation) -> Cause:
         """An operation run with gradient recording off, naming where it was switched off."""
+        if op.grad_enabled and op.inference:  # torch.enable_grad() inside inference_mode()
+            detail = (
+                f"{op.name} ran under torch.inference_mode(), which torch.enable_grad() does "
+                "not undo, so its result records no gradient"
+            )
+            return self.cause(K.NO_GRAD, op, detail)
         switch = None
         for o in range(op.index - 1, -1, -1):
             other = self.program.ops[o]
