@@ -26,6 +26,9 @@ ZERO_ROLES = {
     "select": K.UNSELECTED,
 }
 MAX_CAUSES = 10  # distinct culprit lines listed per gradient
+# reduced-precision float dtypes: a gradient cast back to one of them can underflow to zero
+# (float16's smallest subnormal is about 6e-8)
+NARROW_FLOATS = frozenset(("float16", "bfloat16"))
 
 
 # causes about what happened to a gradient after its call: findings whatever the status
@@ -556,7 +559,22 @@ class Doctor:
                 detail += ": units whose input is at or below the threshold (dead units)"
             elif kind == K.ZERO_DERIVATIVE and role == "mask":
                 kind = K.MASK
+            if kind == K.MASK and op.extra.get("ignored"):
+                ignored, total = op.extra["ignored"]
+                every = "every target" if ignored == total else f"{ignored} of {total} targets"
+                detail += f": {every} equal ignore_index, and ignored targets get no gradient"
+                if ignored == total:
+                    detail += " (the mean over no targets is NaN)"
+            narrow = self._narrowed(op) if kind == K.ZERO_DERIVATIVE else None
+            if narrow:
+                kind = K.UNDERFLOW
+                detail += (
+                    f": it takes a {narrow} input, and the gradient rounded to {narrow} "
+                    "underflows to zero (mixed precision without loss scaling)"
+                )
             cause = self.cause(kind, op, detail, elements=count)
+            if narrow:
+                cause.extra["fix"] = self.words.FIXES.get("underflow_narrow")
             made = op.extra.get("defined_line") if op is not None else None
             if made and made != op.line:  # a library layer: the line that made it, and where
                 cause.line = made  # it ran
@@ -574,6 +592,16 @@ class Doctor:
                 )
             ]
         return causes
+
+    def _narrowed(self, op: Operation | None) -> str | None:
+        """The reduced-precision dtype an operation widens from (a float16 input, a wider
+        output), or None: its backward casts the gradient back to that dtype."""
+        if op is None:
+            return None
+        values = self.program.values
+        narrow = [values[v].dtype for v in op.inputs if values[v].dtype in NARROW_FLOATS]
+        wide = [v for v in op.outputs if values[v].dtype not in NARROW_FLOATS]
+        return narrow[0] if narrow and wide else None
 
     def _cuts_beside(self, call: GradientCall, g: Gradient) -> list[Cause]:
         """Data-flow paths from x to the output that a cut keeps the gradient off."""

@@ -134,6 +134,11 @@ def _backward_twice(doctor, fact, call, line):
         maker = program.ops[made.op] if made is not None and made.op is not None else None
         carried = first.line == call.line and first.file == call.file and maker is not None
         at = doctor.line_in(maker, call.file, call.function) if carried else first.line
+        held = doctor.name(reused[0]).split("[")[0] if reused else ""
+        if carried and uses and "." in held:
+            # the state lives in an attribute (self.hidden), not in a variable the loop passes
+            # in: the line that feeds it back is where it is used again, inside forward
+            at = uses[0].line
         cause = doctor.cause(K.BACKWARD_TWICE, None, detail, line=at)
         cause.extra["first_backward_line"] = first.line
         cause.extra["fix"] = doctor.words.FIXES[

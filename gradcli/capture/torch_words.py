@@ -50,6 +50,7 @@ FIXES = {
     "rate, or use LeakyReLU/GELU",
     "mask": "the gradient is multiplied by a zero: expected for masked elements",
     "underflow": "the activation is saturated: normalise its inputs or lower their scale",
+    "underflow_narrow": "scale the loss (torch.amp.GradScaler) or compute in bfloat16 or float32",
     "unselected": "these elements are not read by the indexing or pooling: expected",
     "zero_derivative": "the local derivative is zero here: check the operation's inputs",
     "zero_upstream": "the gradient given to backward is zero",
