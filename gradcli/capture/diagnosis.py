@@ -217,6 +217,7 @@ class Doctor:
         root_values, root_ops = self.flow.backward(call.roots, end)
         on_path = sorted(data_ops & root_ops)
         cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values, root_values)]
+        cuts = self._needed(x, call.roots, set(on_path), cuts)
         if cuts:
             causes = self._grouped([self.cut(op) for op in cuts])
             causes += [
@@ -240,6 +241,36 @@ class Doctor:
         if left:
             return self._grouped(left) + self._grouped([self.rebuilt(op) for op in rebuilt])
         return [self.no_path(x, v, data_ops, end, call)]
+
+    def _needed(self, x: int, roots, on_path: set, cuts: list[Operation]) -> list[Operation]:
+        """The cuts that alone keep x from the output: a cut that x's other paths bypass
+        (torch.multinomial beside the log_prob that still reads the probabilities) is
+        dropped; all are kept if none is needed alone."""
+        if len(cuts) < 2:
+            return cuts
+        ops, targets = self.program.ops, set(roots)
+
+        def reaches_without(blocked: int) -> bool:
+            seen, stack = {x}, [x]
+            while stack:
+                v = stack.pop()
+                if v in targets:
+                    return True
+                for o in self.flow.consumers.get(v, ()):
+                    if o == blocked or o not in on_path:
+                        continue
+                    outs = list(ops[o].outputs)
+                    for r in self.flow.rewraps.get(o, ()):  # a value that left, rebuilt
+                        if r in on_path and r != blocked:
+                            outs += ops[r].outputs
+                    for w in outs:
+                        if w not in seen:
+                            seen.add(w)
+                            stack.append(w)
+            return False
+
+        needed = [op for op in cuts if not reaches_without(op.index)]
+        return needed or cuts
 
     def _left(self, data_ops: set, grad_values: set, end: int) -> list[Cause]:
         """The cuts on x's paths that lead out of the framework (to .item(), .numpy()...):
