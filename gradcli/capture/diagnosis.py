@@ -529,16 +529,33 @@ class Doctor:
                     stack.append(p)
         return seen, own
 
-    def _births(self, call: GradientCall, x: int, test) -> list[tuple[int, int]]:
-        """(node, count) where `test(out, slot)` says the gradient toward x changed there."""
+    def _births(
+        self, call: GradientCall, x: int, test, boundary: bool = False
+    ) -> list[tuple[int, int]]:
+        """(node, count) where `test(out, slot)` says the gradient toward x changed there;
+        with `boundary`, only at the last node of an operation made of several (F.cross_entropy
+        is NllLoss then LogSoftmax: NllLoss's one-hot zeros are filled in by LogSoftmax)."""
         toward, own = self.toward(call, x)
+        entry: dict = {}  # op -> the gradient with the fewest zeros its nodes received
+        for j in toward if boundary else ():
+            o, got = call.nodes[j].op, call.nodes[j].out
+            if o is None or not got or not got[0]:
+                continue
+            if o not in entry or _zero_share(got) < _zero_share(entry[o]):
+                entry[o] = got
         found = []
         for i in sorted(toward - own):
             node = call.nodes[i]
             if node.out is None or node.slots is None:
                 continue
+            out = node.out
+            if boundary and node.op is not None:
+                inner = [c for c in node.children if c in toward and c not in own]
+                if any(call.nodes[c].op == node.op for c in inner):
+                    continue
+                out = entry.get(node.op, out)  # what the whole operation received
             counts = [s for c, s in zip(node.children, node.slots) if c in toward]
-            hit = test(node.out, counts)
+            hit = test(out, counts)
             if hit:
                 found.append((i, hit))
         return found
@@ -567,7 +584,7 @@ class Doctor:
             return max(zeros) if zeros else 0
 
         causes = []
-        for i, count in self._births(call, g.value_id, more_zeros):
+        for i, count in self._births(call, g.value_id, more_zeros, boundary=True):
             op = self._node_op(call, i)
             role = op.extra.get("role") if op is not None else None
             if role == "padding":
@@ -861,6 +878,11 @@ class Doctor:
         from gradcli.capture.optimizer_findings import add_findings
 
         add_findings(self, pairs)
+
+
+def _zero_share(out: tuple) -> float:
+    """The share of zeros in a node's (elements, zeros, non-finite) gradient."""
+    return out[1] / out[0]
 
 
 def _size(shape) -> int:
