@@ -26,6 +26,9 @@ ZERO_ROLES = {
     "select": K.UNSELECTED,
 }
 MAX_CAUSES = 10  # distinct culprit lines listed per gradient
+# reduced-precision float dtypes: a gradient cast back to one of them can underflow to zero
+# (float16's smallest subnormal is about 6e-8)
+NARROW_FLOATS = frozenset(("float16", "bfloat16"))
 
 
 # causes about what happened to a gradient after its call: findings whatever the status
@@ -214,6 +217,7 @@ class Doctor:
         root_values, root_ops = self.flow.backward(call.roots, end)
         on_path = sorted(data_ops & root_ops)
         cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values, root_values)]
+        cuts = self._needed(x, call.roots, set(on_path), cuts)
         if cuts:
             causes = self._grouped([self.cut(op) for op in cuts])
             causes += [
@@ -237,6 +241,36 @@ class Doctor:
         if left:
             return self._grouped(left) + self._grouped([self.rebuilt(op) for op in rebuilt])
         return [self.no_path(x, v, data_ops, end, call)]
+
+    def _needed(self, x: int, roots, on_path: set, cuts: list[Operation]) -> list[Operation]:
+        """The cuts that alone keep x from the output: a cut that x's other paths bypass
+        (torch.multinomial beside the log_prob that still reads the probabilities) is
+        dropped; all are kept if none is needed alone."""
+        if len(cuts) < 2:
+            return cuts
+        ops, targets = self.program.ops, set(roots)
+
+        def reaches_without(blocked: int) -> bool:
+            seen, stack = {x}, [x]
+            while stack:
+                v = stack.pop()
+                if v in targets:
+                    return True
+                for o in self.flow.consumers.get(v, ()):
+                    if o == blocked or o not in on_path:
+                        continue
+                    outs = list(ops[o].outputs)
+                    for r in self.flow.rewraps.get(o, ()):  # a value that left, rebuilt
+                        if r in on_path and r != blocked:
+                            outs += ops[r].outputs
+                    for w in outs:
+                        if w not in seen:
+                            seen.add(w)
+                            stack.append(w)
+            return False
+
+        needed = [op for op in cuts if not reaches_without(op.index)]
+        return needed or cuts
 
     def _left(self, data_ops: set, grad_values: set, end: int) -> list[Cause]:
         """The cuts on x's paths that lead out of the framework (to .item(), .numpy()...):
@@ -297,7 +331,7 @@ class Doctor:
             return self.cause(
                 K.REQUIRES_GRAD_FALSE, op, "requires_grad is switched off here (frozen)"
             )
-        if not op.grad_enabled:
+        if not op.grad_enabled or op.inference:
             return self.no_grad(op)
         if op.kind is OpKind.CAST_INT:
             return self.cause(
@@ -315,6 +349,12 @@ class Doctor:
 
     def no_grad(self, op: Operation) -> Cause:
         """An operation run with gradient recording off, naming where it was switched off."""
+        if op.grad_enabled and op.inference:  # torch.enable_grad() inside inference_mode()
+            detail = (
+                f"{op.name} ran under torch.inference_mode(), which torch.enable_grad() does "
+                "not undo, so its result records no gradient"
+            )
+            return self.cause(K.NO_GRAD, op, detail)
         switch = None
         for o in range(op.index - 1, -1, -1):
             other = self.program.ops[o]
@@ -491,16 +531,33 @@ class Doctor:
                     stack.append(p)
         return seen, own
 
-    def _births(self, call: GradientCall, x: int, test) -> list[tuple[int, int]]:
-        """(node, count) where `test(out, slot)` says the gradient toward x changed there."""
+    def _births(
+        self, call: GradientCall, x: int, test, boundary: bool = False
+    ) -> list[tuple[int, int]]:
+        """(node, count) where `test(out, slot)` says the gradient toward x changed there;
+        with `boundary`, only at the last node of an operation made of several (F.cross_entropy
+        is NllLoss then LogSoftmax: NllLoss's one-hot zeros are filled in by LogSoftmax)."""
         toward, own = self.toward(call, x)
+        entry: dict = {}  # op -> the gradient with the fewest zeros its nodes received
+        for j in toward if boundary else ():
+            o, got = call.nodes[j].op, call.nodes[j].out
+            if o is None or not got or not got[0]:
+                continue
+            if o not in entry or _zero_share(got) < _zero_share(entry[o]):
+                entry[o] = got
         found = []
         for i in sorted(toward - own):
             node = call.nodes[i]
             if node.out is None or node.slots is None:
                 continue
+            out = node.out
+            if boundary and node.op is not None:
+                inner = [c for c in node.children if c in toward and c not in own]
+                if any(call.nodes[c].op == node.op for c in inner):
+                    continue
+                out = entry.get(node.op, out)  # what the whole operation received
             counts = [s for c, s in zip(node.children, node.slots) if c in toward]
-            hit = test(node.out, counts)
+            hit = test(out, counts)
             if hit:
                 found.append((i, hit))
         return found
@@ -529,7 +586,7 @@ class Doctor:
             return max(zeros) if zeros else 0
 
         causes = []
-        for i, count in self._births(call, g.value_id, more_zeros):
+        for i, count in self._births(call, g.value_id, more_zeros, boundary=True):
             op = self._node_op(call, i)
             role = op.extra.get("role") if op is not None else None
             if role == "padding":
@@ -552,7 +609,22 @@ class Doctor:
                 detail += ": units whose input is at or below the threshold (dead units)"
             elif kind == K.ZERO_DERIVATIVE and role == "mask":
                 kind = K.MASK
+            if kind == K.MASK and op.extra.get("ignored"):
+                ignored, total = op.extra["ignored"]
+                every = "every target" if ignored == total else f"{ignored} of {total} targets"
+                detail += f": {every} equal ignore_index, and ignored targets get no gradient"
+                if ignored == total:
+                    detail += " (the mean over no targets is NaN)"
+            narrow = self._narrowed(op) if kind == K.ZERO_DERIVATIVE else None
+            if narrow:
+                kind = K.UNDERFLOW
+                detail += (
+                    f": it takes a {narrow} input, and the gradient rounded to {narrow} "
+                    "underflows to zero (mixed precision without loss scaling)"
+                )
             cause = self.cause(kind, op, detail, elements=count)
+            if narrow:
+                cause.extra["fix"] = self.words.FIXES.get("underflow_narrow")
             made = op.extra.get("defined_line") if op is not None else None
             if made and made != op.line:  # a library layer: the line that made it, and where
                 cause.line = made  # it ran
@@ -570,6 +642,16 @@ class Doctor:
                 )
             ]
         return causes
+
+    def _narrowed(self, op: Operation | None) -> str | None:
+        """The reduced-precision dtype an operation widens from (a float16 input, a wider
+        output), or None: its backward casts the gradient back to that dtype."""
+        if op is None:
+            return None
+        values = self.program.values
+        narrow = [values[v].dtype for v in op.inputs if values[v].dtype in NARROW_FLOATS]
+        wide = [v for v in op.outputs if values[v].dtype not in NARROW_FLOATS]
+        return narrow[0] if narrow and wide else None
 
     def _cuts_beside(self, call: GradientCall, g: Gradient) -> list[Cause]:
         """Data-flow paths from x to the output that a cut keeps the gradient off."""
@@ -822,6 +904,11 @@ class Doctor:
         from gradcli.capture.optimizer_findings import add_findings
 
         add_findings(self, pairs)
+
+
+def _zero_share(out: tuple) -> float:
+    """The share of zeros in a node's (elements, zeros, non-finite) gradient."""
+    return out[1] / out[0]
 
 
 def _size(shape) -> int:

@@ -5,6 +5,7 @@ requires no grad, the `.grad` that was None... each read from the error's meanin
 
 from __future__ import annotations
 
+import math
 import re
 
 from gradcli.capture.program import GradientCall, OpKind
@@ -31,27 +32,11 @@ def _ops_before(doctor, call, line):
 
 
 def _inplace_saved(doctor, fact, call, line):
-    values = doctor.program.values
-    found = []
-    for op in reversed(_ops_before(doctor, call, line)):
-        if op.kind is not OpKind.INPLACE or "version" not in op.extra or not op.inputs:
-            continue
-        target = op.inputs[0]
-        value = values[target]
-        if fact["shape"] is not None and tuple(value.shape) != fact["shape"]:
-            continue
-        # the message names the tensor's node as it is now: before the write, or (an
-        # in-place op rebases it) the write's own node
-        nodes = {_node(value.grad_node)} | {_node(values[o].grad_node) for o in op.outputs}
-        if fact["node"] and _node(fact["node"]) not in nodes and not value.leaf:
-            continue
-        if op.extra["version"] == fact["expected"] or (
-            op.extra["version"] < fact["version"]
-            and op.extra["after"][:1] != []
-            and op.extra["after"][0] <= fact["version"]
-        ):
-            found.append(op)
-            break
+    ops = list(reversed(_ops_before(doctor, call, line)))
+    # the tensor of the message's shape first; else one it is a view of (same size)
+    found = [op for op in ops if _wrote_saved(doctor, op, fact, exact=True)][:1] or [
+        op for op in ops if _wrote_saved(doctor, op, fact, exact=False)
+    ][:1]
     if not found:
         return [
             doctor.cause(
@@ -76,6 +61,40 @@ def _inplace_saved(doctor, fact, call, line):
         f"{op.extra['version']} to {op.extra['after'][0]}){saved}"
     )
     return [doctor.cause(K.INPLACE, op, detail, saved_by=[s.line for s in savers[:3]])]
+
+
+# nodes whose output is a view of their input: the message may name the saved view (a
+# Linear saves weight.t(), reported as "output 0 of AsStrided" with the transposed shape)
+_VIEW_NODES = frozenset(("AsStrided", "T", "Transpose", "Permute", "View", "Reshape", "Alias"))
+
+
+def _wrote_saved(doctor, op, fact, exact: bool) -> bool:
+    """Whether an in-place op wrote the tensor the message names (at its version)."""
+    values = doctor.program.values
+    if op.kind is not OpKind.INPLACE or "version" not in op.extra or not op.inputs:
+        return False
+    value = values[op.inputs[0]]
+    if fact["shape"] is not None and not _same_tensor(value.shape, fact, exact):
+        return False
+    # the message names the tensor's node as it is now: before the write, or (an
+    # in-place op rebases it) the write's own node
+    nodes = {_node(value.grad_node)} | {_node(values[o].grad_node) for o in op.outputs}
+    if fact["node"] and _node(fact["node"]) not in nodes and not value.leaf:
+        return False
+    return op.extra["version"] == fact["expected"] or (
+        op.extra["version"] < fact["version"]
+        and op.extra["after"][:1] != []
+        and op.extra["after"][0] <= fact["version"]
+    )
+
+
+def _same_tensor(shape, fact, exact: bool) -> bool:
+    """Whether the message's [shape] is the written tensor's, or (not exact) that of a
+    view of it of the same size."""
+    shape, named = tuple(shape), fact["shape"]
+    if exact or shape == named:
+        return shape == named
+    return _node(fact["node"]) in _VIEW_NODES and math.prod(shape) == math.prod(named)
 
 
 def _node(name: str | None) -> str:
@@ -115,6 +134,11 @@ def _backward_twice(doctor, fact, call, line):
         maker = program.ops[made.op] if made is not None and made.op is not None else None
         carried = first.line == call.line and first.file == call.file and maker is not None
         at = doctor.line_in(maker, call.file, call.function) if carried else first.line
+        held = doctor.name(reused[0]).split("[")[0] if reused else ""
+        if carried and uses and "." in held:
+            # the state lives in an attribute (self.hidden), not in a variable the loop passes
+            # in: the line that feeds it back is where it is used again, inside forward
+            at = uses[0].line
         cause = doctor.cause(K.BACKWARD_TWICE, None, detail, line=at)
         cause.extra["first_backward_line"] = first.line
         cause.extra["fix"] = doctor.words.FIXES[

@@ -165,6 +165,9 @@ class Recorder:
             extra["padding_idx"] = padding
             module = self.module_objects[-1]() if self.module_objects else None
             extra["defined_line"] = self.module_lines.get(id(module))
+        ignored = _ignored_targets(d, args, kwargs)
+        if ignored:  # targets equal to ignore_index: their elements get a zero gradient
+            extra.update(role="mask", ignored=ignored)
         out_ids = []
         given = {id(t) for t in inputs}
         values = self.program.values
@@ -305,6 +308,20 @@ def _flag(d, args, kwargs):
     if args and d.kind is OpKind.GRAD_MODE:
         return bool(args[0])
     return bool(kwargs.get("requires_grad", kwargs.get("mode", True)))
+
+
+def _ignored_targets(d, args, kwargs) -> tuple[int, int] | None:
+    """(ignored, total) targets of a cross_entropy / nll_loss call equal to ignore_index."""
+    if d.base not in ("cross_entropy", "nll_loss"):
+        return None
+    target = args[1] if len(args) > 1 else kwargs.get("target")
+    ignore = kwargs.get("ignore_index", args[4] if len(args) > 4 else -100)
+    if not isinstance(target, torch.Tensor) or target.is_floating_point() or _is_fake(target):
+        return None
+    if not isinstance(ignore, int) or isinstance(ignore, bool):
+        return None
+    count = int((target == ignore).sum())
+    return (count, target.numel()) if count else None
 
 
 def _is_fake(t) -> bool:

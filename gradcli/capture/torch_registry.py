@@ -110,3 +110,14 @@ def _plain_attributes(rec, where: str, module, found: dict) -> None:
                         vid = rec.value_of(p)
                         line = rec.program.values[vid].line
                         found.setdefault(vid, {"line": line, "detail": detail, "fix": fix})
+                elif isinstance(item, torch.Tensor) and item.requires_grad:
+                    # parameters themselves in the container: nn.ParameterDict / ParameterList
+                    held = "ParameterDict" if isinstance(value, dict) else "ParameterList"
+                    vid = rec.value_of(item)
+                    found.setdefault(vid, {
+                        "line": rec.program.values[vid].line,
+                        "detail": f"{where}.{attr} is a plain Python {type(value).__name__}: "
+                        "the parameters in it are not registered, and model.parameters() "
+                        "skips them",
+                        "fix": f"hold them in nn.{held}: self.{attr} = nn.{held}(...)",
+                    })  # fmt: skip

@@ -51,6 +51,7 @@ FIXES = {
     "rate, or use LeakyReLU/GELU",
     "mask": "the gradient is multiplied by a zero: expected for masked elements",
     "underflow": "the activation is saturated: normalise its inputs or lower their scale",
+    "underflow_narrow": "scale the loss (torch.amp.GradScaler) or compute in bfloat16 or float32",
     "unselected": "these elements are not read by the indexing or pooling: expected",
     "zero_derivative": "the local derivative is zero here: check the operation's inputs",
     "zero_upstream": "the gradient given to backward is zero",
@@ -77,7 +78,7 @@ _PATTERNS = (
     ("none_grad", re.compile(r"'NoneType' object has no attribute")),
     ("none_grad", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("scalar_root", re.compile(r"grad can be implicitly created only for scalar outputs")),
-    ("integer_grad", re.compile(r"only Tensors of floating point .*dtype can require grad")),
+    ("integer_grad", re.compile(r"[Oo]nly Tensors of floating point .*dtype can require grad")),
     ("number_backward", re.compile(r"'(float|int)' object has no attribute '(backward|grad)'")),
 )
 NOTES = {

@@ -29,6 +29,7 @@ ZERO_KINDS = {
     "zero_dead_relu": {"inactive"},
     "zero_mask": {"mask", "unselected"},
     "zero_saturation": {"underflow", "zero_derivative"},
+    "zero_underflow": {"underflow"},
 }
 # a second line gradcli names for the same culprit, and why it is as good as the thread's
 ALSO = {
@@ -36,9 +37,20 @@ ALSO = {
     "nan_snntorch_surrogate_overflow.py": (15, "the backward's def line; NaN is born at 18"),
     "not_in_optimizer_net_reassigned.py": (28, "the optimizer built before net1 is replaced"),
     "not_registered_python_list.py": (13, "the layer made into the plain list at line 11"),
+    "custom_fn_enforce_prior_missing_none.py": (14, "the def line of backward; thread: return"),
+    "no_grad_validation_jacobian_norm_loss.py": (12, "the first op on the path, inside loss_fn"),
+    "no_grad_lightning_validation_autograd_in_forward.py": (14, "the first op on the path"),
+    "backward_twice_rnnlm_states_not_detached.py": (18, "the LSTM call inside forward"),
+    "zero_fp16_autocast_no_grad_scaler.py": (10, "where the float16 gradient underflows"),
 }
 # what gradcli does not answer as the thread does yet (strict: a fix makes them pass)
 KNOWN_MISSES: dict[str, str] = {}
+# kinds a script must not be given: a cut that the thread's other paths bypass; the one-hot
+# zeros inside F.cross_entropy (NllLoss), which its LogSoftmax fills in again
+NOT_NAMED = {
+    "rewrapped_a3c_log_probs_tensor.py": {"non_differentiable"},
+    "backward_twice_rnnlm_states_not_detached.py": {"zero_derivative"},
+}
 
 
 def run(path: Path):
@@ -146,7 +158,18 @@ def test_explain_names_the_threads_culprit(entry):
     assert any(k in kinds and line in lines for k, line in found), found
     # a masked row (padding_idx) leaves the gradient partly zero: reported, exit 0 as
     # documented (docs/pytorch.md, exit status); every other kind is a finding
-    assert code == (0 if entry["kind"] == "zero_mask" else 1)
+    assert code == entry.get("exit", 0 if entry["kind"] == "zero_mask" else 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file", sorted(NOT_NAMED))
+def test_transient_causes_are_not_named(file):
+    """torch.multinomial beside a log_prob that still reads the probabilities is no cause
+    (only the rebuilt tensor keeps the actor from the loss), nor are zeros that the same
+    operation fills in again (F.cross_entropy's NllLoss then LogSoftmax)."""
+    _, _, doc, _ = run(DATA / file)
+    kinds = {k for k, _ in causes_of(doc)}
+    assert not kinds & NOT_NAMED[file], causes_of(doc)
 
 
 @pytest.mark.slow
