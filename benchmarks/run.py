@@ -598,7 +598,7 @@ class Suite:
         except ImportError:
             self.skip("run mode (TensorFlow)", "explain --run", "tensorflow is not installed")
             return
-        runs = 2 if self.quick else 5
+        runs = 1 if self.quick else 5  # quick: CI's smoke run
         env = {**self.env("1"), "TF_CPP_MIN_LOG_LEVEL": "3"}
         imports = [_peak([sys.executable, "-c", "import tensorflow"], env)[0] for _ in range(runs)]
         self.record("run mode (TensorFlow)", "import tensorflow (excluded)", imports)
@@ -626,7 +626,7 @@ class Suite:
         except ImportError:
             self.skip("run mode", "explain --run", "torch is not installed")
             return
-        runs = 2 if self.quick else 5
+        runs = 1 if self.quick else 5  # quick: CI's smoke run
         for name, what in (("cnn_step.py", "small CNN step (batch 32)"),
                            ("transformer_step.py", "transformer encoder block step"),
                            ("rnn_step.py", "GRU unrolled 100 steps (op-heavy)")):  # fmt: skip
