@@ -268,7 +268,8 @@ def _add_n(it: Interpreter, args, kwargs, node):
     shapes = {it.g[it.tensor_id(v, read=False)].shape for v in inputs if _is_tensor(v)}
     if len(shapes) > 1 or not all(_is_tensor(v) for v in inputs):
         raise GradcliError(
-            "tf.add_n needs tensors of one shape (TensorFlow raises ValueError)", it.pos(node)
+            "tf.add_n needs tensors of one shape (TensorFlow raises InvalidArgumentError)",
+            it.pos(node),
         )
     total = inputs[0]
     for item in inputs[1:]:

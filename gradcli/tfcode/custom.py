@@ -120,14 +120,12 @@ def custom_gradient_call(it, fn: PyFunction, args: list, kwargs: dict, node):
     params += [v.value for v in variables]
     takes = [a.arg for a in (*grad.args.args, *grad.args.kwonlyargs)]
     if variables and "variables" not in takes:
-        listed = ", ".join(_variable_text(it, v) for v in variables)
-        raise Raises(
-            "TypeError",
-            "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
-            f"function uses variables: [{listed}]",
-            it.pos(node),
-            f"{fn.name} reads {', '.join(v.label for v in variables)}; give {grad.name} a "
-            "variables=None parameter and return (input gradients, variable gradients)",
+        it.refuse(
+            node,
+            f"a @tf.custom_gradient grad_fn without a variables= parameter ({fn.name} reads "
+            f"{', '.join(v.label for v in variables)}; TensorFlow rejects it)",
+            f"give {grad.name} a variables=None parameter and return (input gradients, variable "
+            "gradients)",
         )
     template, error = _read_gradient(it, grad, y, flat, names, params, variables, node)
     reads = sorted((s, k) for k, s in template.slots.items() if s >= len(params))
