@@ -12,8 +12,11 @@ Run with a Python that has TensorFlow 2.21 (never a dependency of gradcli's test
     /work/venv/bin/python tools/record_tf_errors.py --check    # exit 1 if it is out of date
 
 Every snippet runs in one process, each in fresh globals, compiled under the name
-`snippet.py` so that the recorded line is the snippet's own; the record holds the exception
-type's name, its message's first line and that line, or null when the snippet ran through.
+`snippet.py` so that the recorded line is the snippet's own (a snippet that leaves eager mode
+runs in a child process; PYTHONHASHSEED=0 keeps the sets Keras prints in one order); the
+record holds the exception type's name, its message's first line and that line, or null when
+the snippet ran through. The snippets are the ones below and tools/tf_error_sites.py's (one per
+place the reader reports an error: tests/tfcode/test_tf_error_sites.py).
 """
 
 from __future__ import annotations
@@ -171,6 +174,9 @@ def run_all() -> dict:
 
 
 def main() -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":  # Keras prints sets: one order for every run
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, *sys.argv])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored file")
     parser.add_argument("--out", type=Path, default=OUT)

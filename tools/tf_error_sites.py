@@ -64,7 +64,8 @@ SITE_SNIPPETS = {
     "zeros_positional_keyword_only": "x = tf.keras.ops.zeros((2,), 'float32')\n",
     "v1_get_variable_twice": (
         "tf.compat.v1.disable_eager_execution()\n"
-        "a = tf.compat.v1.get_variable('w', shape=[1])\nb = tf.compat.v1.get_variable('w', shape=[1])\n"
+        "a = tf.compat.v1.get_variable('w', shape=[1])\n"
+        "b = tf.compat.v1.get_variable('w', shape=[1])\n"
     ),
     "scatter_update_out_of_range": (
         "v = tf.Variable([1.0, 2.0])\nv.scatter_nd_update([[5]], [1.0])\n"
@@ -75,7 +76,8 @@ SITE_SNIPPETS = {
         "op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(x * x)\n"
     ),
     "v1_minimize_integer_loss": (
-        "tf.compat.v1.disable_eager_execution()\nw = tf.compat.v1.get_variable('w', initializer=1)\n"
+        "tf.compat.v1.disable_eager_execution()\n"
+        "w = tf.compat.v1.get_variable('w', initializer=1)\n"
         "op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(w * w)\n"
     ),
     "v1_minimize_no_gradients": (
@@ -104,7 +106,9 @@ SITE_SNIPPETS = {
     "keras_conv_transpose_output_padding": (
         "l = tf.keras.layers.Conv2DTranspose(2, 3, strides=1, output_padding=1)\n"
     ),
-    "keras_depthwise_multiplier_zero": "l = tf.keras.layers.DepthwiseConv2D(3, depth_multiplier=0)\n",
+    "keras_depthwise_multiplier_zero": (
+        "l = tf.keras.layers.DepthwiseConv2D(3, depth_multiplier=0)\n"
+    ),
     "keras_separable_filters_zero": "l = tf.keras.layers.SeparableConv2D(0, 3)\n",
     "keras_embedding_out_of_range": (
         "l = tf.keras.layers.Embedding(3, 2)\ny = l(tf.constant([5]))\n"
@@ -246,7 +250,8 @@ SITE_SNIPPETS = {
     ),
     "iterate_scalar_tensor": "for v in tf.constant(1.0):\n    pass\n",
     "v1_while_on_tensor": (
-        "tf.compat.v1.disable_eager_execution()\nx = tf.constant(1.0)\nwhile x < 3.0:\n    x = x + 1.0\n"
+        "tf.compat.v1.disable_eager_execution()\n"
+        "x = tf.constant(1.0)\nwhile x < 3.0:\n    x = x + 1.0\n"
     ),
     "int32_meets_float32_multiply": "a = tf.ones(2) * tf.constant([1, 2])\n",
     "gradient_through_no_gradient_op": (
@@ -260,7 +265,8 @@ SITE_SNIPPETS = {
     "v1_session_run_none": (
         "tf.compat.v1.disable_eager_execution()\nw = tf.compat.v1.get_variable('w', shape=[])\n"
         "x = tf.constant(1.0)\ng = tf.compat.v1.gradients(x, [w])\n"
-        "with tf.compat.v1.Session() as s:\n    s.run(tf.compat.v1.global_variables_initializer())\n"
+        "with tf.compat.v1.Session() as s:\n"
+        "    s.run(tf.compat.v1.global_variables_initializer())\n"
         "    r = s.run(g)\n"
     ),
     "numpy_method_in_tape": (
@@ -275,3 +281,169 @@ SITE_SNIPPETS = {
         "y = tf.keras.layers.Conv2D(1, 1, data_format='channels_first')(tf.ones((1, 1, 2, 2)))\n"
     ),
 }
+SITE_SNIPPETS["dataset_padded_batch_smaller_dynamic"] = (
+    "r = list(tf.data.Dataset.range(1, 3).map(lambda n: tf.ones(n)).padded_batch(2, [1]))\n"
+)
+SITE_SNIPPETS["v1_scatter_update_out_of_range"] = (
+    "v = tf.Variable([1.0, 2.0])\ntf.compat.v1.scatter_update(v, [5], [1.0])\n"
+)
+COMPILED = SEQ + "m.compile(optimizer='sgd', loss='mse')\n"
+XY = "x = np.ones((2, 1), dtype='float32')\ny = np.ones((2, 1), dtype='float32')\n"
+SITE_SNIPPETS.update(
+    {
+        "keras3_backend_mean": K + "y = keras.backend.mean(tf.ones(2))\n",
+        "cond_python_branch_gradient": (
+            "x = tf.Variable(1.0)\nwith tf.GradientTape() as tape:\n"
+            "    y = tf.cond(x > 0, lambda: 1.0, lambda: x * 2.0)\ng = tape.gradient(y, x)\n"
+        ),
+        "custom_gradient_too_many_gradients": (
+            "@tf.custom_gradient\ndef f(x):\n    def grad(dy):\n        return dy, dy\n\n"
+            "    return x * 2.0, grad\n\n\nx = tf.Variable(1.0)\n"
+            "with tf.GradientTape() as tape:\n    y = f(x)\ng = tape.gradient(y, x)\n"
+        ),
+        "custom_gradient_missing_variable_gradient": (
+            "w = tf.Variable(2.0)\n\n\n@tf.custom_gradient\ndef f(x):\n"
+            "    def grad(dy, variables=None):\n        return dy * w, []\n\n"
+            "    return x * w, grad\n\n\nx = tf.constant(1.0)\n"
+            "with tf.GradientTape() as tape:\n"
+            "    tape.watch(x)\n    y = f(x)\ng = tape.gradient(y, x)\n"
+        ),
+        "numpy_function_wrong_dtype": (
+            "y = tf.numpy_function(lambda a: tf.constant(1, dtype=tf.int32), [tf.ones(1)], "
+            "tf.float32)\n"
+        ),
+        "keras_fit_dataset_sample_weight": (
+            COMPILED + "ds = tf.data.Dataset.from_tensor_slices((np.ones((2, 1)), np.ones((2, 1))))"
+            ".batch(2)\n"
+            "m.fit(ds, sample_weight=np.ones(2), verbose=0)\n"
+        ),
+        "dataset_batch_different_shapes": (
+            "ds = tf.data.Dataset.range(1, 3).map(lambda n: tf.ones(n)).batch(2)\nx = list(ds)\n"
+        ),
+        "dataset_from_slices_mismatch": (
+            "ds = tf.data.Dataset.from_tensor_slices((np.ones(2), np.ones(3)))\n"
+        ),
+        "python_compare_str_int": "b = 'a' < 1\n",
+        "keras3_thresholded_relu": K + "l = keras.layers.ThresholdedReLU()\n",
+        "keras_relu_negative_slope": "l = tf.keras.layers.ReLU(negative_slope=-1.0)\n",
+        "keras_thresholded_relu_negative": "l = tf.keras.layers.ThresholdedReLU(theta=-1.0)\n",
+        "keras_train_on_batch_both_weights": (
+            COMPILED
+            + XY
+            + "m.train_on_batch(x, y, sample_weight=np.ones(2), class_weight={0: 1.0})\n"
+        ),
+        "keras_compile_loss_dict_sequential": (
+            SEQ
+            + "m.compile(optimizer='sgd', loss={'dense': 'mse'})\n"
+            + XY
+            + "m.fit(x, y, verbose=0)\n"
+        ),
+        "keras_average_pooling_no_size": "l = tf.keras.layers.AveragePooling2D()\n",
+        "keras3_metrics_mse_function": K + "f = keras.metrics.mean_squared_error\n",
+        "keras_normalization_axis_call": (
+            "l = tf.keras.layers.Normalization(axis=3, mean=1.0, variance=1.0)\n"
+            "y = l(tf.ones((2, 2)))\n"
+        ),
+        "keras_functional_add_loss": (
+            "i = tf.keras.Input((2,))\nm = tf.keras.Model(i, tf.keras.layers.Dense(1)(i))\n"
+            "m.add_loss(tf.constant(1.0))\n"
+        ),
+        "keras_add_loss_number_outside": "l = tf.keras.layers.Dense(1)\nl.add_loss(1.0)\n",
+        "keras_add_metric_outside": (
+            "l = tf.keras.layers.Dense(1)\nl.add_metric(tf.constant(1.0))\n"
+        ),
+        "keras_zero_padding3d_wrong_count": "l = tf.keras.layers.ZeroPadding3D(padding=(1, 2))\n",
+        "keras_cropping_negative": "l = tf.keras.layers.Cropping2D(cropping=-1)\n",
+        "keras_zero_padding_pairs_bad": "l = tf.keras.layers.ZeroPadding2D(padding=((1, 2), 3))\n",
+        "keras_zero_padding_rank": "y = tf.keras.layers.ZeroPadding2D()(tf.ones((1, 2, 2)))\n",
+        "keras_time_distributed_mask": (
+            "y = tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(1))(tf.ones((2, 3, 4)), "
+            "mask=tf.ones((2, 2), dtype=tf.bool))\n"
+        ),
+        "keras_bidirectional_different_sequences": (
+            "l = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2), backward_layer="
+            "tf.keras.layers.LSTM(2, go_backwards=True, return_sequences=True))\n"
+        ),
+        "python_range_zero_step": "r = range(1, 3, 0)\n",
+        "raw_ops_positional": "y = tf.raw_ops.AddV2(1.0, 2.0)\n",
+        "floor_mod_gradient": (
+            "x = tf.Variable(3.0)\n"
+            "with tf.GradientTape() as tape:\n    y = tf.math.floormod(x, 2.0)\n"
+            "g = tape.gradient(y, x)\n"
+        ),
+        "int_meets_float_in_a_list": "y = tf.add_n([tf.ones(2), tf.constant([1, 2])])\n",
+        "numpy_in_tf_function_tolist": (
+            "@tf.function\ndef f(x):\n    return x.tolist()\n\n\ny = f(tf.constant(1.0))\n"
+        ),
+        "keras_compute_loss_bad_keyword": (
+            "class M(tf.keras.Model):\n    def train_step(self, data):\n        x, y = data\n"
+            "        return {'loss': self.compute_loss(x=x, y=y, z=1)}\n\n\n"
+            "i = tf.keras.Input((1,))\nm = M(i, tf.keras.layers.Dense(1)(i))\n"
+            "m.compile(optimizer='sgd', loss='mse')\n" + XY + "m.fit(x, y, verbose=0)\n"
+        ),
+        "keras_compute_loss_no_loss": (
+            "class M(tf.keras.Model):\n    def train_step(self, data):\n        x, y = data\n"
+            "        return {'loss': self.compute_loss(x=x, y=y, y_pred=self(x))}\n\n\n"
+            "i = tf.keras.Input((1,))\nm = M(i, tf.keras.layers.Dense(1)(i))\n"
+            "m.compile(optimizer='sgd')\n" + XY + "m.fit(x, y, verbose=0)\n"
+        ),
+        "keras_custom_train_step_not_compiled": (
+            "class M(tf.keras.Model):\n    def train_step(self, data):\n        x, y = data\n"
+            "        return {'loss': self.compute_loss(x=x, y=y, y_pred=self(x))}\n\n\n"
+            "i = tf.keras.Input((1,))\nm = M(i, tf.keras.layers.Dense(1)(i))\n"
+            "l = m.compute_loss(x=tf.ones((1, 1)), y=tf.ones((1, 1)), y_pred=tf.ones((1, 1)))\n"
+        ),
+        "keras_optimizer_apply_all_none": (
+            "w = tf.Variable(1.0)\nopt = tf.keras.optimizers.SGD(0.1)\nopt.apply([None], [w])\n"
+        ),
+        "keras_unpack_data_four": ("d = tf.keras.utils.unpack_x_y_sample_weight((1, 2, 3, 4))\n"),
+        "keras_fit_unconnected": (
+            "class L(tf.keras.layers.Layer):\n    def build(self, s):\n"
+            "        self.w = self.add_weight(shape=(1,))\n\n    def call(self, x):\n"
+            "        return x * 0.0 + tf.stop_gradient(self.w)\n\n\n"
+            "m = tf.keras.Sequential([L()])\nm.compile(optimizer='sgd', loss='mse')\n"
+            + XY
+            + "m.fit(x, y, verbose=0)\n"
+        ),
+        "keras_fit_dataset_y_custom_step": (
+            "class M(tf.keras.Model):\n    def train_step(self, data):\n        return {}\n\n\n"
+            "i = tf.keras.Input((1,))\nm = M(i, tf.keras.layers.Dense(1)(i))\n"
+            "m.compile(optimizer='sgd', loss='mse')\n"
+            "ds = tf.data.Dataset.from_tensor_slices((np.ones((2, 1)), np.ones((2, 1)))).batch(2)\n"
+            "m.fit(ds, np.ones((2, 1)), verbose=0)\n"
+        ),
+    }
+)
+SITE_SNIPPETS.update(
+    {
+        "truncatemod_gradient": (
+            "x = tf.Variable(3.0)\n"
+            "with tf.GradientTape() as tape:\n    y = tf.truncatemod(x, 2.0)\n"
+            "g = tape.gradient(y, x)\n"
+        ),
+        "py_function_wrong_dtype": (
+            "y = tf.py_function(lambda a: tf.constant(1), [tf.ones(1)], tf.float32)\n"
+        ),
+        "float32_meets_int32_variable": "a = tf.constant(1.0) + tf.Variable(1)\n",
+        "float32_meets_float64_numpy": (
+            "a = tf.constant([1.0]) * tf.constant([1], dtype=tf.int64)\n"
+        ),
+        "keras_compile_loss_dict_wrong_key": (
+            "i = tf.keras.Input((1,))\no = tf.keras.layers.Dense(1, name='out')(i)\n"
+            "m = tf.keras.Model(i, o)\nm.compile(optimizer='sgd', loss={'other': 'mse'})\n"
+            "x = np.ones((2, 1), dtype='float32')\nm.fit(x, x, verbose=0)\n"
+        ),
+        "keras3_losses_mse_alias": K + "f = keras.losses.mse\n",
+        "keras_zero_padding_string": "l = tf.keras.layers.ZeroPadding2D(padding='a')\n",
+    }
+)
+SITE_SNIPPETS["numpy_call_in_dataset_map"] = (
+    "ds = tf.data.Dataset.from_tensor_slices(np.array([[1.0, 2.0], [3.0, 4.0]]))\n"
+    "ds = ds.map(lambda v: np.square(v))\nfor v in ds:\n    pass\n"
+)
+SITE_SNIPPETS["keras_custom_train_step_fit_not_compiled"] = (
+    "class M(tf.keras.Model):\n    def train_step(self, data):\n        x, y = data\n"
+    "        return {'loss': self.compute_loss(x=x, y=y, y_pred=self(x))}\n\n\n"
+    "i = tf.keras.Input((1,))\nm = M(i, tf.keras.layers.Dense(1)(i))\n"
+    "x = np.ones((2, 1), dtype='float32')\nm.fit(x, x, verbose=0)\n"
+)

@@ -269,19 +269,16 @@ def _pairs(it: Interpreter, value, what: str, node, n: int = 2) -> tuple:
     if isinstance(value, (list, tuple)):
         if len(value) != n:
             count = "two" if n == 2 else n
+            shown = f"{what}={value!r}" if n == 2 else repr(value)  # Keras's 3D text differs
             raise GradcliError(
-                f"ValueError: `{what}` should have {count} elements. Received: {what}={value!r}.",
+                f"ValueError: `{what}` should have {count} elements. Received: {shown}.",
                 it.pos(node),
             )
         return tuple(
             standard_tuple(it, v, 2, f"{k} entry of {what}", node, allow_zero=True)
             for k, v in zip(ORDINALS, value)
         )
-    raise GradcliError(
-        f"ValueError: `{what}` should be either an int, a tuple of {n} ints, or a tuple of {n} "
-        f"tuples of 2 ints. Received: {what}={value!r}.",
-        it.pos(node),
-    )
+    it.refuse(node, f"{what}={value!r}", UNRECORDED)
 
 
 def _zero_padding_init(rank: int):

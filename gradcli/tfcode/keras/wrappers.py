@@ -85,11 +85,7 @@ def _td_call(it: Interpreter, obj: Instance, args, kwargs, node):
     shape = _shape(it, x)
     mask = kwargs.get("mask")
     if mask is not None and _shape(it, mask)[:2] != shape[:2]:
-        raise GradcliError(
-            f"ValueError: The `mask` passed to the `TimeDistributed` layer has a shape "
-            f"{_shape(it, mask)} that is incompatible with the input shape {shape}.",
-            it.pos(node),
-        )
+        it.refuse(node, f"a TimeDistributed mask of shape {_shape(it, mask)}", UNRECORDED)
     inner = obj.attrs["layer"]
     fn, owner = inner.cls.lookup("call")
     params: set | None = None
