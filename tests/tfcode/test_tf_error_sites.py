@@ -20,6 +20,7 @@ from pathlib import Path
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import read_program
+from gradcli.tfcode.support import Raises
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "gradcli" / "tfcode"
@@ -96,14 +97,27 @@ def _inside_other(spans, a, b) -> bool:
     return any((x, y) != (a, b) and x <= a and b <= y for x, y, _ in spans)
 
 
-def _lines_run(code: str) -> set[tuple[str, int]]:
-    """The (file, line) pairs of gradcli/tfcode that reading `code` executes."""
+RAISING = {"Raises", "error text", "error claim"}  # sites that raise the error themselves
+
+
+def _lines_run(code: str) -> tuple[set, set]:
+    """The (file, line) pairs of gradcli/tfcode that reading `code` executes, and those where
+    a Raises or GradcliError was raised (its first frame)."""
     seen: set[tuple[str, int]] = set()
+    raised: set[tuple[str, int]] = set()
+    first: set[int] = set()
     prefix = str(PACKAGE)
 
     def local(frame, event, arg):
         if event == "line":
             seen.add((frame.f_code.co_filename, frame.f_lineno))
+        elif (
+            event == "exception"
+            and isinstance(arg[1], (GradcliError, Raises))
+            and id(arg[1]) not in first
+        ):
+            first.add(id(arg[1]))
+            raised.add((frame.f_code.co_filename, frame.f_lineno))
         return local
 
     def outer(frame, event, arg):
@@ -116,7 +130,11 @@ def _lines_run(code: str) -> set[tuple[str, int]]:
         pass
     finally:
         sys.settrace(None)
-    return {(str(Path(f).relative_to(ROOT)), n) for f, n in seen}
+
+    def rel(pairs):
+        return {(str(Path(f).relative_to(ROOT)), n) for f, n in pairs}
+
+    return rel(seen), rel(raised)
 
 
 def test_the_scan_finds_the_error_sites():
@@ -126,12 +144,15 @@ def test_the_scan_finds_the_error_sites():
 
 def test_every_error_site_is_backed_by_a_recorded_tensorflow_run():
     run: set[tuple[str, int]] = set()
+    raised: set[tuple[str, int]] = set()
     for record in RECORDS.values():
         if record["error"] is not None:  # only a run where TensorFlow raised backs an error
-            run |= _lines_run(record["code"])
+            lines, raises = _lines_run(record["code"])
+            run |= lines
+            raised |= raises
     missing = [
         f"{file}:{a} ({kind})"
         for file, a, b, kind in error_sites()
-        if not any((file, n) in run for n in range(a, b + 1))
+        if not any((file, n) in (raised if kind in RAISING else run) for n in range(a, b + 1))
     ]
     assert not missing, f"{len(missing)} error sites no recorded snippet reaches: {missing}"
