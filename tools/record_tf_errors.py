@@ -12,8 +12,11 @@ Run with a Python that has TensorFlow 2.21 (never a dependency of gradcli's test
     /work/venv/bin/python tools/record_tf_errors.py --check    # exit 1 if it is out of date
 
 Every snippet runs in one process, each in fresh globals, compiled under the name
-`snippet.py` so that the recorded line is the snippet's own; the record holds the exception
-type's name, its message's first line and that line, or null when the snippet ran through.
+`snippet.py` so that the recorded line is the snippet's own (a snippet that leaves eager mode
+runs in a child process; PYTHONHASHSEED=0 keeps the sets Keras prints in one order); the
+record holds the exception type's name, its message's first line and that line, or null when
+the snippet ran through. The snippets are the ones below and tools/tf_error_sites.py's (one per
+place the reader reports an error: tests/tfcode/test_tf_error_sites.py).
 """
 
 from __future__ import annotations
@@ -21,9 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import traceback
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tf_error_sites import SITE_SNIPPETS
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "tf_errors.json"
@@ -112,9 +119,35 @@ SNIPPETS = {
     ),
 }
 
+SNIPPETS.update(SITE_SNIPPETS)
 
-def run_all() -> dict:
-    """Run every snippet under TensorFlow; name -> the record."""
+
+def run_one(tf, code: str):
+    """Run one snippet's code; the record of what it raised, or None."""
+    tf.keras.backend.clear_session()  # layer names count from scratch, as in a new process
+    try:
+        exec(compile(code, "snippet.py", "exec"), {"__name__": "__main__"})
+    except Exception as exc:  # what TensorFlow (or Python) raised: the record
+        tb = traceback.extract_tb(exc.__traceback__)
+        frames = [f for f in tb if f.filename == "snippet.py"]
+        text = str(exc).strip().splitlines()
+        return {
+            "type": type(exc).__name__,
+            "message": text[0] if text else "",
+            "line": frames[-1].lineno if frames else None,
+        }
+    return None
+
+
+def _in_child(name: str):
+    """A snippet that leaves eager mode (TF1 graph code) runs in a process of its own."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--one", name], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _tensorflow():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
     import warnings
@@ -122,22 +155,18 @@ def run_all() -> dict:
     import tensorflow as tf
 
     warnings.simplefilter("ignore")
+    tf.get_logger().setLevel("ERROR")
+    return tf
+
+
+def run_all() -> dict:
+    """Run every snippet under TensorFlow; name -> the record."""
+    tf = _tensorflow()
     out = {}
     for name, body in SNIPPETS.items():
         code = HEAD + body
-        error = None
-        tf.keras.backend.clear_session()  # layer names count from scratch, as in a new process
-        try:
-            exec(compile(code, "snippet.py", "exec"), {"__name__": "__main__"})
-        except Exception as exc:  # what TensorFlow (or Python) raised: the record
-            tb = traceback.extract_tb(exc.__traceback__)
-            frames = [f for f in tb if f.filename == "snippet.py"]
-            text = str(exc).strip().splitlines()
-            error = {
-                "type": type(exc).__name__,
-                "message": text[0] if text else "",
-                "line": frames[-1].lineno if frames else None,
-            }
+        graph = "disable_eager_execution" in body
+        error = _in_child(name) if graph else run_one(tf, code)
         out[name] = {"code": code, "error": error}
     return {"generator": "tools/record_tf_errors.py", "tensorflow": tf.__version__,
             "keras": tf.keras.__version__ if hasattr(tf.keras, "__version__") else None,
@@ -145,10 +174,18 @@ def run_all() -> dict:
 
 
 def main() -> int:
+    if os.environ.get("PYTHONHASHSEED") != "0":  # Keras prints sets: one order for every run
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, *sys.argv])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored file")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # a child: one snippet's record
     args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(_tensorflow(), HEAD + SNIPPETS[args.one])))
+        sys.stdout.flush()
+        os._exit(0)
     text = json.dumps(run_all(), indent=1, sort_keys=True) + "\n"
     if args.check:
         same = args.out.exists() and args.out.read_text() == text

@@ -248,10 +248,15 @@ def _cond(it: Interpreter, args, kwargs, node):
     taken = a if taken_true else b
     if isinstance(taken, (int, float)):
         message = f"Cannot convert the argument `type_value`: {taken!r} to a TensorFlow DType."
+        # TensorFlow 2.21's error depends on the gradient call's unconnected_gradients
+        # (tests/data/tf_code_reference.json seed_001_0 for 'zero', tf_errors.json for None)
+        missing = f"'{type(taken).__name__}' object has no attribute '_id'"
+        default = {"type": "AttributeError", "message": missing}
         it.notes[result.id] = (
-            {"type": "TypeError", "message": message},
+            {"type": "TypeError", "message": message, "if_none": default},
             (
-                f"TensorFlow 2.21 raises TypeError in tape.gradient here: the taken "
+                f"TensorFlow 2.21 raises in tape.gradient here (TypeError with "
+                "unconnected_gradients='zero', else AttributeError): the taken "
                 f"{'true' if taken_true else 'false'} branch of tf.cond (line {node.lineno}) "
                 f"returns the Python number {taken!r}; gradcli answers for "
                 f"tf.constant({taken!r}), as TensorFlow does for that form"
@@ -268,7 +273,8 @@ def _add_n(it: Interpreter, args, kwargs, node):
     shapes = {it.g[it.tensor_id(v, read=False)].shape for v in inputs if _is_tensor(v)}
     if len(shapes) > 1 or not all(_is_tensor(v) for v in inputs):
         raise GradcliError(
-            "tf.add_n needs tensors of one shape (TensorFlow raises ValueError)", it.pos(node)
+            "tf.add_n needs tensors of one shape (TensorFlow raises InvalidArgumentError)",
+            it.pos(node),
         )
     total = inputs[0]
     for item in inputs[1:]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradcli.tfcode.support import Raises, Refused, _describe
+from gradcli.tfcode.refusals import UNRECORDED
+from gradcli.tfcode.support import Refused, _describe
 from gradcli.tfcode.values import Tensor, Unknown, Variable
 
 
@@ -95,11 +96,7 @@ def clip_by_global_norm(it, args, kwargs, node):
 
 def _list(it, t_list, node) -> list:
     if not isinstance(t_list, (list, tuple)):
-        raise Raises(
-            "TypeError",
-            f"`t_list` should be a sequence of tensors. Received {_describe(t_list)}.",
-            it.pos(node),
-        )
+        it.refuse(node, f"tf.clip_by_global_norm of {_describe(t_list)}", UNRECORDED)
     return [None if v is None else _tensor(it, v, node) for v in t_list]
 
 

@@ -37,7 +37,8 @@ from gradcli.core.graph import (
 )
 from gradcli.core.ops import ZERO_GRAD, const, emit
 from gradcli.runtime.errors import GradcliError
-from gradcli.tfcode.support import Raises, _describe, _flatten, _short
+from gradcli.tfcode.refusals import UNRECORDED
+from gradcli.tfcode.support import _describe, _flatten, _short
 from gradcli.tfcode.values import NP, TF, DType, PyFunction, Tensor, Variable
 
 
@@ -120,14 +121,12 @@ def custom_gradient_call(it, fn: PyFunction, args: list, kwargs: dict, node):
     params += [v.value for v in variables]
     takes = [a.arg for a in (*grad.args.args, *grad.args.kwonlyargs)]
     if variables and "variables" not in takes:
-        listed = ", ".join(_variable_text(it, v) for v in variables)
-        raise Raises(
-            "TypeError",
-            "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
-            f"function uses variables: [{listed}]",
-            it.pos(node),
-            f"{fn.name} reads {', '.join(v.label for v in variables)}; give {grad.name} a "
-            "variables=None parameter and return (input gradients, variable gradients)",
+        it.refuse(
+            node,
+            f"a @tf.custom_gradient grad_fn without a variables= parameter ({fn.name} reads "
+            f"{', '.join(v.label for v in variables)}; TensorFlow rejects it)",
+            f"give {grad.name} a variables=None parameter and return (input gradients, variable "
+            "gradients)",
         )
     template, error = _read_gradient(it, grad, y, flat, names, params, variables, node)
     reads = sorted((s, k) for k, s in template.slots.items() if s >= len(params))
@@ -272,13 +271,7 @@ def _converted(it, value, dtype: str, node, strict: bool) -> Tensor:
         if it.g[i].dtype == dtype or (not strict and _kind_of(value) != TF):
             return Tensor(i, TF)  # tf.numpy_function keeps a NumPy array's own dtype
         if strict and _kind_of(value) == TF:
-            raise Raises(
-                "InvalidArgumentError",
-                f"ValueError: Tensor conversion requested dtype {dtype} for Tensor with dtype "
-                f"{it.g[i].dtype}",
-                it.pos(node),
-                "the function returns a tensor of another dtype than Tout",
-            )
+            it.refuse(node, f"a py_function returning {it.g[i].dtype} for Tout {dtype}", UNRECORDED)
         return Tensor(it.emit("cast", [i], {"dtype": dtype}, node), TF)
     if isinstance(value, (int, float, bool, list, tuple, np.ndarray)):
         return it.leaf(it.as_array(value, node, dtype), node)

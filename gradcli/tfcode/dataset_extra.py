@@ -27,6 +27,7 @@ from gradcli.tfcode.datasets import (
     _rebuild,
     _smap,
 )
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import Tensor, Variable
 
@@ -105,12 +106,7 @@ def _pad(it, parts: list, shape, value, node) -> np.ndarray:
     largest = [max(p.shape[a] for p in parts) for a in range(rank)]
     target = [largest[a] if shape is None or shape[a] < 0 else shape[a] for a in range(rank)]
     if any(t < m for t, m in zip(target, largest)):
-        message = (
-            OP_ERROR.format(op="IteratorGetNext_output_types_1")
-            + "Attempted to pad to a smaller size than the input element. [Op:IteratorGetNext] "
-            "name: "
-        )
-        raise Raises("DataLossError", message, it.pos(node))
+        it.refuse(node, f"padded_shapes {shape} smaller than an element {largest}", UNRECORDED)
     fill = 0 if value is None else value.astype(parts[0].dtype)
     out = np.full((len(parts), *target), fill, dtype=parts[0].dtype)
     for k, p in enumerate(parts):

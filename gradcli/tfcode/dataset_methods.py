@@ -21,6 +21,7 @@ from gradcli.tfcode.datasets import (
     _tensors_of,
     spec_of,
 )
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe
 from gradcli.tfcode.values import NP, Opaque, PyFunction, Tensor, Unknown, Variable
 
@@ -80,14 +81,11 @@ def _stack(it, chunk: list, node):
     out = []
     for c in range(len(columns[0])):
         first = columns[0][c].shape
-        for k, col in enumerate(columns):
+        for col in columns:
             if col[c].shape != first:
-                message = (
-                    f"Cannot batch tensors with different shapes in component {c}. First "
-                    f"element had shape {list(first)} and element {k} had shape "
-                    f"{list(col[c].shape)}."
+                it.refuse(
+                    node, f"batching elements of shapes {first} and {col[c].shape}", UNRECORDED
                 )
-                raise Raises("InvalidArgumentError", message, it.pos(node))
         out.append(np.stack([col[c] for col in columns]))
     return _rebuild(chunk[0], iter(out))
 

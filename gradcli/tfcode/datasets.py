@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe, _is_python
 from gradcli.tfcode.values import TF, Method, Module, Opaque, Tensor, Unknown, Variable
 
@@ -273,7 +274,7 @@ def _int(it, value, node, what: str, minimum: int | None = None) -> int:
 
 def _bind(it, params: tuple, args, kwargs, node, what: str) -> dict:
     if len(args) > len(params):
-        raise Raises("TypeError", f"{what}() takes at most {len(params)} arguments", it.pos(node))
+        it.refuse(node, f"{what}() with {len(args)} positional arguments", UNRECORDED)
     bound = dict(zip(params, args))
     for k, v in kwargs.items():
         if k not in params:

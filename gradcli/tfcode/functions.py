@@ -19,6 +19,7 @@ import ast
 from dataclasses import dataclass, replace
 
 from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import MAX_CALL_DEPTH, _flatten, _Return
 from gradcli.tfcode.tracing import check_call
 from gradcli.tfcode.values import (
@@ -164,6 +165,8 @@ class FunctionMixin:
             if k not in params and k not in kwonly and fn.args.kwarg is not None:
                 extra_kwargs[k] = v  # **kwargs: the extra keyword arguments, as a dict
                 continue
+            if k not in params and k not in kwonly and self._traced(fn):  # tf.function's text
+                self.refuse(node, f"{fn.name}(..., {k}=...) of a wrapped function", UNRECORDED)
             if k not in params and k not in kwonly:
                 raise GradcliError(
                     f"TypeError: {fn.name}() got an unexpected keyword argument '{k}'",
@@ -187,6 +190,10 @@ class FunctionMixin:
         if fn.args.kwarg is not None:
             bound[fn.args.kwarg.arg] = extra_kwargs
         return bound
+
+    def _traced(self, fn: PyFunction) -> bool:
+        """Whether this call is a @tf.function's (its binding errors have TensorFlow's text)."""
+        return bool(self.tracing) and self.tracing[-1].fn.pos == fn.pos
 
     def inline(self, fn: PyFunction, args: list, kwargs: dict, node):
         """Run the function's body in a new frame; returns what it returns."""

@@ -123,7 +123,8 @@ class LoopMixin:
                 self.refuse(
                     stmt,
                     "a Python while loop on a tensor in TF1 graph mode",
-                    "TensorFlow raises TypeError: a graph tensor has no truth value; use "
+                    "TensorFlow raises OperatorNotAllowedInGraphError: a graph tensor has no truth "
+                    "value; use "
                     "tf.while_loop",
                 )
             return self.truth(value, stmt.test)

@@ -72,7 +72,9 @@ def _len(it: Interpreter, args, kwargs, node):
 def _sum(it: Interpreter, args, kwargs, node):
     """Python's sum(iterable, start=0): start + each item in turn (tensors: add ops)."""
     if not args:
-        raise GradcliError("TypeError: sum() takes at least 1 positional argument", it.pos(node))
+        raise GradcliError(
+            "TypeError: sum() takes at least 1 positional argument (0 given)", it.pos(node)
+        )
     total = args[1] if len(args) > 1 else kwargs.get("start", 0)
     for item in it.iterate(args[0], node):
         total = it.binop(ast.Add(), total, item, node)

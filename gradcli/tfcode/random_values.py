@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gradcli.runtime.errors import GradcliError
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import NP, TF, Tensor
 
@@ -79,8 +79,7 @@ def _tf_random(dist: str):
         from gradcli.tfcode.builtins import _dtype_arg, _shape
 
         if len(args) > len(params):
-            message = f"TypeError: tf.random.{dist} takes at most 6 arguments"
-            raise GradcliError(message, it.pos(node))
+            it.refuse(node, f"tf.random.{dist} with {len(args)} positional arguments", UNRECORDED)
         bound = dict(zip(params, args))
         for k, v in kwargs.items():
             if k not in params:
@@ -123,7 +122,9 @@ def _integer_uniform(it: Interpreter, bound: dict, shape, dtype: str, node) -> T
     if np.any(high <= low):
         raise Raises(
             "InvalidArgumentError",
-            f"Need minval < maxval: {low} >= {high}",
+            "{{function_node __wrapped__RandomUniformInt_device_/job:localhost/replica:0/task:0/"
+            f"device:CPU:0}}}} Need minval < maxval, got {low} >= {high} [Op:RandomUniformInt] "
+            "name: ",
             it.pos(node),
         )
     arr = it.rng.integers(low, high, size=shape).astype(dtype)

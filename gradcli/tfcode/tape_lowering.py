@@ -84,7 +84,7 @@ class Lowering:
                     and (any(k in live for k in ins) or not _needs_path(it.notes[i][0]))
                 ):
                     if it.notes[i][0] is not None:
-                        self.raises.append(it.notes[i][0])
+                        self.raises.append(_raised(it.notes[i][0], self.call.unconnected))
                     self.call.notes.append(it.notes[i][1])
                 if any(k in live for k in ins):
                     live.add(lid)
@@ -299,6 +299,15 @@ class Lowering:
 
     def problem_wrt(self) -> list[int]:
         return self.call.problem.wrt
+
+
+def _raised(error: dict, unconnected) -> dict:
+    """The error a note records, for the call's unconnected_gradients where it depends on it."""
+    if "if_none" not in error:
+        return error
+    if unconnected == ZEROS:
+        return {k: v for k, v in error.items() if k != "if_none"}
+    return error["if_none"]
 
 
 def _needs_path(error: dict | None) -> bool:

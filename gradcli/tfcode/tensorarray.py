@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, Refused, _describe
 from gradcli.tfcode.values import DType, Method, Tensor, Unknown, Variable
 
@@ -198,11 +199,7 @@ def _gather(it, ta, args, kwargs, node):
 def _concat(it, ta, args, kwargs, node):
     items = [_element(it, ta, k, node) for k in range(len(ta.items))]
     if any(len(it.g[i.id].shape) == 0 for i in items):
-        raise Raises(
-            "InvalidArgumentError",
-            "Concat saw a scalar shape at index 0 but requires at least vectors.",
-            it.pos(node),
-        )
+        it.refuse(node, "TensorArray.concat of scalars", UNRECORDED)
     if len(items) == 1:
         return it.op_call("identity", items, {}, node)
     return it.op_call("concat", items, {"axis": 0}, node)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections import namedtuple
 from functools import cache
 
@@ -18,6 +19,7 @@ from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
 from gradcli.tfcode import keras
 from gradcli.tfcode.builtins import LEAVE_FIX, SPECIAL
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import (
     DTYPE_NAMES,
     Raises,
@@ -98,9 +100,10 @@ class TensorMixin:
         bound = {}
         if row.keyword_only and args:  # tf.raw_ops.X
             keys = list(row.params)
+            python_name = re.sub(r"(?<!^)(?=[A-Z])", "_", path.rsplit(".", 1)[1]).lower()
             raise Raises(
                 "TypeError",
-                f"{path.rsplit('.', 1)[1]} only takes keyword args (possible keys: {keys}). "
+                f"{python_name} only takes keyword args (possible keys: {keys}). "
                 "Please pass these args as kwargs instead.",
                 self.pos(node),
             )
@@ -324,11 +327,8 @@ class TensorMixin:
                 i = self.tensor_id(v)
                 if self.g[i].dtype != target:
                     if _kind(v) == TF:
-                        raise GradcliError(
-                            f"{_what(node)}: {self.g[i].dtype} and {target} tensors meet "
-                            "(TensorFlow raises InvalidArgumentError); convert one with tf.cast",
-                            self.pos(node),
-                        )
+                        met = f"{_what(node)}: {self.g[i].dtype} and {target} tensors meeting"
+                        self.refuse(node, met, UNRECORDED)
                     i = self.emit("cast", [i], {"dtype": target}, node)
                 ids.append(i)
             else:
@@ -393,12 +393,15 @@ class TensorMixin:
         if how in ("numpy", "item", "tolist"):
             message = f"'SymbolicTensor' object has no attribute '{how}'"
             raise Raises("AttributeError", message, self.pos(node), note)
-        message = (
-            f"Cannot convert a symbolic tf.Tensor ({self.g[i].op}:0) to a numpy array. This "
-            "error may indicate that you're trying to pass a Tensor to a NumPy call, which is "
-            "not supported."
+        # TensorFlow 2.21 raises NotImplementedError "Cannot convert a symbolic tf.Tensor
+        # (NAME:0) to a numpy array" (tf_errors.json), NAME being TensorFlow's graph name
+        # (args_0 in a Dataset.map), which the reader does not know: refused, naming the type
+        self.refuse(
+            node,
+            f"{how} of a traced (symbolic) tensor",
+            "TensorFlow raises NotImplementedError: Cannot convert a symbolic tf.Tensor to a "
+            f"numpy array; {note}",
         )
-        raise Raises("NotImplementedError", message, self.pos(node), note)
 
     # --- tapes -----------------------------------------------------------------------------
     def tape_method(self, tape: Tape, name: str, args, kwargs, node):

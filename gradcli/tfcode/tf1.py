@@ -22,6 +22,7 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.clipping import SPECIAL as CLIPPING
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, Refused, _describe
 from gradcli.tfcode.tf1_graph import SPECIAL as GRAPH_SPECIAL
 from gradcli.tfcode.tf1_graph import enter_name_scope, exit_name_scope, renamed
@@ -292,11 +293,7 @@ def scatter_assign(it, var: Variable, how: str, indices, updates, node) -> Varia
             else:
                 new[key] = new[key] - u
         except IndexError:
-            raise Raises(
-                "InvalidArgumentError",
-                f"indices {key} is not in [0, {old.shape[0]})",
-                it.pos(node),
-            ) from None
+            it.refuse(node, f"a scatter index outside [0, {old.shape[0]})", UNRECORDED)
     var.value = it.leaf(new.astype(old.dtype), node).id
     var.versions.append(var.value)
     return var

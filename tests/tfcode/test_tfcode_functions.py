@@ -33,9 +33,10 @@ def test_a_body_reading_a_variable_needs_a_variables_parameter():
     with pytest.raises(GradcliError) as exc:
         read(code)
     assert exc.value.pos.line == 9
-    assert exc.value.message.startswith(
-        "TypeError: @tf.custom_gradient grad_fn must accept keyword argument 'variables'"
-    )
+    # TensorFlow 2.21 raises TypeError here, its text naming the variable's repr (numpy=2.0,
+    # tests/data/tf_errors.json): the reader refuses rather than approximate that text
+    assert "without a variables= parameter" in exc.value.message
+    assert "--run" in exc.value.message
 
 
 def test_too_few_gradients_is_tensorflows_error_at_the_gradient_call():
@@ -147,7 +148,7 @@ def test_py_function_differentiates_its_inputs_only_as_tensorflow_does():
     assert grads["x"].tolist() == [3.0, 3.0]
 
 
-def test_py_function_returning_a_tensor_of_another_dtype_is_tensorflows_error():
+def test_py_function_returning_a_tensor_of_another_dtype_is_refused():
     code = HEAD + (
         "x = tf.constant([1.0, 2.0])\n"
         "w = tf.Variable(3.0)\n"
@@ -156,10 +157,13 @@ def test_py_function_returning_a_tensor_of_another_dtype_is_tensorflows_error():
         "    loss = tf.reduce_sum(y)\n"
         "g = tape.gradient(loss, w)\n"
     )
+    # TensorFlow 2.21 raises InvalidArgumentError whose text names its kernel and the tensor
+    # (tests/data/tf_errors.json py_function_wrong_dtype): refused, not approximated
     with pytest.raises(GradcliError) as exc:
         read(code)
     assert exc.value.pos.line == 5
-    assert exc.value.message.startswith("InvalidArgumentError: ValueError: Tensor conversion")
+    assert "returning float64 for Tout float32" in exc.value.message
+    assert "--run" in exc.value.message
 
 
 def test_numpy_function_keeps_the_arrays_dtype_and_gives_no_gradient():

@@ -125,7 +125,7 @@ def _check_weights(it: Interpreter, weights, node):
             "ValueError",
             "Expected `loss_weights` argument to be a float (single output case) or a list, "
             "tuple, or dict (multiple output case). Received instead: "
-            f"loss_weights={weights!r} of type {_python_type(weights)}",
+            f"loss_weights={weights} of type {_python_type(weights)}",
             it.pos(node),
         )
     items = weights.values() if isinstance(weights, dict) else weights

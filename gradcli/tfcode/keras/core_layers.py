@@ -27,6 +27,7 @@ from gradcli.tfcode.keras.layers import LAYER, add_seed_generator, make_weight
 from gradcli.tfcode.keras.objects import BoundMethod, Builtin, Class, Initializer, Instance
 from gradcli.tfcode.keras.protocol import call_object, state
 from gradcli.tfcode.keras.regularizers import regularizer, set_regularizer
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import Module, PyFunction, Tensor, Variable
 
@@ -316,11 +317,7 @@ def _merge_call(it: Interpreter, obj: Instance, args, kwargs, node):
     inputs = args[0] if args else kwargs.get("inputs")
     name = obj.cls.name
     if not isinstance(inputs, (list, tuple)):
-        raise GradcliError(
-            "ValueError: A merge layer should be called on a list of inputs. "
-            f"Received: inputs={_describe(inputs)} (not a list of tensors)",
-            it.pos(node),
-        )
+        it.refuse(node, f"a {name} layer on {_describe(inputs)}", UNRECORDED)
     if not all(isinstance(v, (Tensor, Variable)) for v in inputs) or not inputs:
         it.refuse(node, f"a {name} layer on {_describe(inputs)}")
     ranks = [len(shape(it, v)) for v in inputs]
@@ -343,11 +340,7 @@ def _merge_call(it: Interpreter, obj: Instance, args, kwargs, node):
         return it.call_api("tf.concat", [list(inputs)], {"axis": obj.data["axis"]}, node, None)
     if name == "Subtract":
         if len(inputs) != 2:
-            raise GradcliError(
-                "ValueError: A `Subtract` layer should be called on exactly 2 inputs. "
-                f"Received: inputs={_describe(inputs)}",
-                it.pos(node),
-            )
+            it.refuse(node, f"a Subtract layer on {len(inputs)} inputs", UNRECORDED)
         return it.op_call("sub", list(inputs), {}, node)
     out = inputs[0]
     for v in inputs[1:]:

@@ -259,9 +259,9 @@ def set_weights(it: Interpreter, obj: Instance, args, kwargs, node):
         it.refuse(node, f"set_weights of {_describe(values)}", "give a list of arrays")
     if len(values) != len(weights):
         raise GradcliError(
-            f"ValueError: you called set_weights(weights) on layer '{obj.layer.name}' with a "
-            f"weight list of length {len(values)}, but the layer was expecting "
-            f"{len(weights)} weights",
+            f"ValueError: You called `set_weights(weights)` on layer '{obj.layer.name}' with "
+            f"a weight list of length {len(values)}, but the layer was expecting "
+            f"{len(weights)} weights.",
             it.pos(node),
         )
     for var, value in zip(weights, values):
@@ -269,8 +269,8 @@ def set_weights(it: Interpreter, obj: Instance, args, kwargs, node):
         want = tuple(it.g[var.value].shape)
         if arr.shape != want:
             raise GradcliError(
-                f"ValueError: layer weight shape {want} is not compatible with provided weight "
-                f"shape {arr.shape} ({var.path})",
+                f"ValueError: Layer {obj.layer.name} weight shape {want} is not compatible with "
+                f"provided weight shape {arr.shape}.",
                 it.pos(node),
             )
         it.assign_variable(var, "assign", [value], {}, node)

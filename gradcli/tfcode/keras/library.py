@@ -20,6 +20,7 @@ from gradcli.core.ops.keras_losses import same_rank
 from gradcli.tfcode.keras import loss_functions
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_member, state
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import _describe
 from gradcli.tfcode.values import Module, PyFunction, Tensor, Variable
 
@@ -187,16 +188,7 @@ def _loss_init(it: Interpreter, obj: Instance, args, kwargs, node):
     if isinstance(reduction, Module) and reduction.path.startswith("tf.keras.losses.Reduction."):
         reduction = reduction.path.rsplit(".", 1)[1].lower()  # the legacy enum's strings
     if reduction == "auto":
-        from gradcli.tfcode.support import Raises
-
-        raise Raises(
-            "ValueError",
-            "Invalid value for argument `reduction`. Expected one of {'sum_over_batch_size', "
-            "'mean_with_sample_weight', 'sum', 'mean', 'none', None}. Received: "
-            "reduction=auto",
-            it.pos(node),
-            "Keras 3 has no 'auto' reduction: 'sum_over_batch_size' is the default",
-        )
+        it.refuse(node, "reduction='auto' (Keras 3 has none)", UNRECORDED)
     if reduction not in REDUCTIONS:
         it.refuse(node, f"reduction={reduction!r}")
     if bound.get("ignore_class") is not None:

@@ -23,6 +23,7 @@ from gradcli.tfcode.keras.core_layers import MERGE_CLASSES
 from gradcli.tfcode.keras.layers import LAYER
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.keras.protocol import call_object, instantiate
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import _describe
 from gradcli.tfcode.values import Tensor, Variable
 
@@ -45,19 +46,19 @@ def _dot_init(it: Interpreter, obj: Instance, args, kwargs, node):
         if not isinstance(axes, (list, tuple)):
             raise GradcliError(
                 "TypeError: Invalid type for argument `axes`: it should be a list or an int. "
-                f"Received: axes={axes!r}",
+                f"Received: axes={axes}",
                 it.pos(node),
             )
         if len(axes) != 2:
             raise GradcliError(
                 "ValueError: Invalid format for argument `axes`: it should contain two "
-                f"elements. Received: axes={axes!r}",
+                f"elements. Received: axes={axes}",
                 it.pos(node),
             )
         if not all(isinstance(a, int) and not isinstance(a, bool) for a in axes):
             raise GradcliError(
                 "ValueError: Invalid format for argument `axes`: list elements should be "
-                f"integers. Received: axes={axes!r}",
+                f"integers. Received: axes={axes}",
                 it.pos(node),
             )
     if not isinstance(b["normalize"], bool):
@@ -78,11 +79,7 @@ def batch_dot(it: Interpreter, x, y, axes: list[int], node):
     """keras's batch_dot (merging/dot.py) with axes already made non-negative."""
     xs, ys = shape(it, x), shape(it, y)
     if 0 in axes:
-        raise GradcliError(
-            "ValueError: Cannot perform batch_dot over axis 0. If your inputs are not batched, "
-            "add a dummy batch dimension to your inputs using keras.ops.expand_dims(x, 0)",
-            it.pos(node),
-        )
+        it.refuse(node, "a Dot over the batch axis 0", UNRECORDED)
     a0, a1 = axes
     if xs[0] != ys[0] or xs[a0] != ys[a1]:
         raise GradcliError(
@@ -137,21 +134,13 @@ def _dot_call(it: Interpreter, obj: Instance, args, kwargs, node):
     """Dot's merge: normalised (if asked) inputs through batch_dot."""
     inputs = args[0] if args else kwargs.get("inputs")
     if not isinstance(inputs, (list, tuple)) or len(inputs) != 2:
-        raise GradcliError(
-            "ValueError: A `Dot` layer should be called on a list of 2 inputs. "
-            f"Received: inputs={_describe(inputs)}",
-            it.pos(node),
-        )
+        it.refuse(node, f"a Dot layer on {_describe(inputs)}", UNRECORDED)
     if not all(isinstance(v, (Tensor, Variable)) for v in inputs):
         it.refuse(node, f"a Dot layer on {_describe(inputs)}")
     x1, x2 = inputs
     r1, r2 = len(shape(it, x1)), len(shape(it, x2))
     if r1 < 2 or r2 < 2:
-        raise GradcliError(
-            "ValueError: Cannot do batch_dot on inputs with rank < 2. Received inputs with "
-            f"shapes {shape(it, x1)} and {shape(it, x2)}.",
-            it.pos(node),
-        )
+        it.refuse(node, f"a Dot layer on inputs of rank {r1} and {r2}", UNRECORDED)
     axes = obj.data["axes"]
     if isinstance(axes, int):
         axes = [axes % r1, axes % r2] if axes < 0 else [axes, axes]

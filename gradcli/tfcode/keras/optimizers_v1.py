@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import GraphOp, PyFunction, Tape
 
@@ -95,7 +96,7 @@ def _gradients(method: str):
             names = [f"{WATCHED}[{k}]" for k in range(len(var_list))]
             source_ast = ast.List([ast.parse(n, mode="eval").body for n in names], ast.Load())
             if not var_list:
-                raise Raises("ValueError", NO_GRADIENTS, it.pos(node), NO_VARIABLES_READ)
+                it.refuse(node, f"{method} of a loss that reads no variable", UNRECORDED)
         target = ast.Name(id=f"{ast.unparse(asts[0]) if asts[0] is not None else 'loss'}()")
         kind = CallKind(method)
         call, lowered, raises = lower(
@@ -107,12 +108,7 @@ def _gradients(method: str):
         if method == "compute_gradients":
             return list(zip(grads, var_list))
         if all(g is None for g in grads):
-            raise Raises(
-                "ValueError",
-                NO_GRADIENTS,
-                it.pos(node),
-                "every gradient is None: the call's explanation names each one's cause",
-            )
+            it.refuse(node, f"{method} where every gradient is None", UNRECORDED)
         return GraphOp(method) if it.graph_mode else None
 
     return Builtin(run)

@@ -23,6 +23,7 @@ import numpy as np
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import _describe
 from gradcli.tfcode.values import PyFunction, Tensor, Variable
 
@@ -175,7 +176,7 @@ def add_loss(it: Interpreter, obj: Instance, args, kwargs, node):
             if state(it).training:  # inside a layer's call: Keras's message names the layer
                 message = f"Exception encountered when calling {obj.cls.name}.call()."
                 raise Raises("ValueError", message, it.pos(node), text)
-            raise Raises("ValueError", text, it.pos(node), "add a tensor (tf.constant(...))")
+            it.refuse(node, f"add_loss of {_describe(x)} outside a layer's call", UNRECORDED)
     if not (it.quiet or state(it).symbolic):  # not a stand-in call building a model
         obj.layer.losses.extend(values)
     return None

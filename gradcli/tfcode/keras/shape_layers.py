@@ -28,6 +28,7 @@ from gradcli.tfcode.keras.conv_layers import bind, shape, tensor_arg
 from gradcli.tfcode.keras.functional import INPUT_LAYER
 from gradcli.tfcode.keras.layers import LAYER
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import Tensor
 
@@ -56,7 +57,7 @@ def standard_tuple(it: Interpreter, value, n: int, name: str, node, allow_zero=F
         req = ">= 0" if allow_zero else "> 0"
         raise GradcliError(
             f"ValueError: The `{name}` argument must be a tuple of {n} integers. "
-            f"Received {name}={value!r} including values {set(bad)} that do not "
+            f"Received {name}={value!r}, including values {set(bad)} that do not "
             f"satisfy `value {req}`",
             it.pos(node),
         )
@@ -68,11 +69,7 @@ def data_format(it: Interpreter, value, node) -> str:
     if value is None:
         return "channels_last"
     if value not in ("channels_last", "channels_first"):
-        raise GradcliError(
-            'ValueError: The `data_format` argument must be one of {"channels_first", '
-            f'"channels_last"}}. Received: data_format={value!r}',
-            it.pos(node),
-        )
+        it.refuse(node, f"data_format={value!r}", UNRECORDED)
     return value
 
 
@@ -272,19 +269,16 @@ def _pairs(it: Interpreter, value, what: str, node, n: int = 2) -> tuple:
     if isinstance(value, (list, tuple)):
         if len(value) != n:
             count = "two" if n == 2 else n
+            shown = f"{what}={value!r}" if n == 2 else repr(value)  # Keras's 3D text differs
             raise GradcliError(
-                f"ValueError: `{what}` should have {count} elements. Received: {what}={value!r}.",
+                f"ValueError: `{what}` should have {count} elements. Received: {shown}.",
                 it.pos(node),
             )
         return tuple(
             standard_tuple(it, v, 2, f"{k} entry of {what}", node, allow_zero=True)
             for k, v in zip(ORDINALS, value)
         )
-    raise GradcliError(
-        f"ValueError: `{what}` should be either an int, a tuple of {n} ints, or a tuple of {n} "
-        f"tuples of 2 ints. Received: {what}={value!r}.",
-        it.pos(node),
-    )
+    it.refuse(node, f"{what}={value!r}", UNRECORDED)
 
 
 def _zero_padding_init(rank: int):

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance, Property
 from gradcli.tfcode.keras.protocol import call_member, get_attribute, instantiate
 from gradcli.tfcode.keras.updates import update
-from gradcli.tfcode.support import Raises, _describe, _flatten
+from gradcli.tfcode.refusals import UNRECORDED
+from gradcli.tfcode.support import Raises, _flatten
 from gradcli.tfcode.values import Opaque, PyFunction, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only
@@ -240,7 +241,7 @@ def compute_loss(it: Interpreter, obj: Instance, args, kwargs, node):
             message = f"Trainer.compute_loss() got an unexpected keyword argument '{k}'"
             raise Raises("TypeError", message, it.pos(node))
         bound[k] = v
-    compiled = _compiled(it, obj, node)
+    compiled = obj.data.get("compiled") or {}  # not compiled: Keras's "No loss to compute."
     parts = []
     if compiled.get("loss") is not None:
         y, y_pred, sw = (bound.get(k) for k in ("y", "y_pred", "sample_weight"))
@@ -404,12 +405,7 @@ def unpack_x_y_sample_weight(it: Interpreter, args, kwargs, node):
         return (data, None, None)
     if len(data) in (1, 2, 3):
         return (*data, *([None] * (3 - len(data))))
-    raise Raises(
-        "ValueError",
-        "Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
-        f"found: {_describe(data)}",
-        it.pos(node),
-    )
+    it.refuse(node, f"unpacking data of {len(data)} parts", UNRECORDED)
 
 
 def pack_x_y_sample_weight(it: Interpreter, args, kwargs, node):

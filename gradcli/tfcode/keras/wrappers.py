@@ -27,6 +27,7 @@ from gradcli.tfcode.keras.layers import LAYER, _opt, add_seed_generator, layer_i
 from gradcli.tfcode.keras.masking import masking_class
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance, LayerState
 from gradcli.tfcode.keras.protocol import call_member, call_object, scoped, state
+from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import _describe
 from gradcli.tfcode.values import PyFunction, Tensor, Variable
 
@@ -51,11 +52,7 @@ def _td_init(it: Interpreter, obj: Instance, args, kwargs, node):
     layer = args[0] if args else kwargs.pop("layer", None)
     kwargs.pop("layer", None)
     if not _is_layer(layer):
-        raise GradcliError(
-            "ValueError: Please initialize `TimeDistributed` layer with a "
-            f"`keras.layers.Layer` instance. Received: {_describe(layer)}",
-            it.pos(node),
-        )
+        it.refuse(node, f"TimeDistributed of {_describe(layer)}", UNRECORDED)
     layer_init(it, obj, [], kwargs, node)
     obj.attrs["layer"] = layer
     return None
@@ -88,11 +85,7 @@ def _td_call(it: Interpreter, obj: Instance, args, kwargs, node):
     shape = _shape(it, x)
     mask = kwargs.get("mask")
     if mask is not None and _shape(it, mask)[:2] != shape[:2]:
-        raise GradcliError(
-            f"ValueError: The `mask` passed to the `TimeDistributed` layer has a shape "
-            f"{_shape(it, mask)} that is incompatible with the input shape {shape}.",
-            it.pos(node),
-        )
+        it.refuse(node, f"a TimeDistributed mask of shape {_shape(it, mask)}", UNRECORDED)
     inner = obj.attrs["layer"]
     fn, owner = inner.cls.lookup("call")
     params: set | None = None
@@ -159,17 +152,9 @@ def _bidi_init(it: Interpreter, obj: Instance, args, kwargs, node):
         (bound if k in names else rest)[k] = v
     layer, backward = bound.get("layer"), bound.get("backward_layer")
     if not _is_layer(layer):
-        raise GradcliError(
-            "ValueError: Please initialize `Bidirectional` layer with a `keras.layers.Layer` "
-            f"instance. Received: {_describe(layer)}",
-            it.pos(node),
-        )
+        it.refuse(node, f"Bidirectional of {_describe(layer)}", UNRECORDED)
     if backward is not None and not _is_layer(backward):
-        raise GradcliError(
-            "ValueError: `backward_layer` need to be a `keras.layers.Layer` instance. "
-            f"Received: {_describe(backward)}",
-            it.pos(node),
-        )
+        it.refuse(node, f"Bidirectional(backward_layer={_describe(backward)})", UNRECORDED)
     mode = bound.get("merge_mode", "concat")
     if mode not in MERGE_MODES:
         raise GradcliError(
