@@ -14,16 +14,21 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import sys
 from pathlib import Path
 
+import gradcli.tfcode
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import read_program
 from gradcli.tfcode.support import Raises
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "gradcli" / "tfcode"
+# the reader as imported (in place, or installed into site-packages as CI installs it): its
+# files are scanned and traced, named relative to the folder that holds the package
+PACKAGE = Path(gradcli.tfcode.__file__).resolve().parent
+BASE = PACKAGE.parent.parent
 RECORDS = json.loads((ROOT / "tests" / "data" / "tf_errors.json").read_text())["snippets"]
 TYPE = re.compile(r"^[A-Z]\w*(Error|Exception|StopIteration)(: |$)")
 TEXT = re.compile(r"^[A-Z]\w*(Error|Exception): ")  # a message naming its error type
@@ -88,7 +93,7 @@ def error_sites() -> list[tuple[str, int, int, str]]:
             if any(a <= span[0] and span[1] <= b for a, b, _ in spans):
                 continue  # a string inside a site already listed
             spans.append((*span, kind))
-        rel = str(path.relative_to(ROOT))
+        rel = str(path.relative_to(BASE))
         out += [(rel, a, b, k) for a, b, k in spans if not _inside_other(spans, a, b)]
     return out
 
@@ -120,8 +125,13 @@ def _lines_run(code: str) -> tuple[set, set]:
             raised.add((frame.f_code.co_filename, frame.f_lineno))
         return local
 
+    ours: dict[str, bool] = {}  # a frame's file name -> whether it is the reader's
+
     def outer(frame, event, arg):
-        return local if frame.f_code.co_filename.startswith(prefix) else None
+        name = frame.f_code.co_filename
+        if name not in ours:
+            ours[name] = os.path.realpath(name).startswith(prefix)
+        return local if ours[name] else None
 
     sys.settrace(outer)
     try:
@@ -132,7 +142,7 @@ def _lines_run(code: str) -> tuple[set, set]:
         sys.settrace(None)
 
     def rel(pairs):
-        return {(str(Path(f).relative_to(ROOT)), n) for f, n in pairs}
+        return {(str(Path(os.path.realpath(f)).relative_to(BASE)), n) for f, n in pairs}
 
     return rel(seen), rel(raised)
 
