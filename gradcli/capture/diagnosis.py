@@ -599,15 +599,18 @@ class Doctor:
                 causes.append(self.cause(K.MASK, None, detail, elements=count, line=at,
                                          use_line=op.line))  # fmt: skip
                 continue
-            kind = ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)
+            read = call.nodes[i].kind  # the kind the edge read from the framework's arrays
+            kind = read or ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)
             name = op.name if op is not None else "an operation"
             detail = (
                 f"the gradient through {name} turns zero at {count} element"
                 f"{'s' * (count != 1)} where the gradient it received does not"
             )
+            if kind == K.CANCELLATION:
+                detail += ": the nonzero terms it passes back sum to zero there"
             if kind == K.INACTIVE:
                 detail += ": units whose input is at or below the threshold (dead units)"
-            elif kind == K.ZERO_DERIVATIVE and role == "mask":
+            elif kind == K.ZERO_DERIVATIVE and role == "mask" and not read:
                 kind = K.MASK
             if kind == K.MASK and op.extra.get("ignored"):
                 ignored, total = op.extra["ignored"]
