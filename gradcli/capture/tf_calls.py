@@ -498,10 +498,23 @@ class GradientCalls:
 
 
 def _ask(original, tape, target, sources, p, args, kwargs):
-    """(the call's result, the gradients of p's intermediate values or None): one call of
-    the tape, the script's sources first; TensorFlow's own call where that fails."""
+    """(the call's result, the gradients of p's intermediate values or None).
+
+    Eager: one call of the tape, the script's sources first, so TensorFlow computes
+    exactly what it would (TensorFlow's own call is made where that fails). Traced: the
+    script's call as it is, then a separate symbolic gradient of the same target, so the
+    ops that compute the script's gradients are not touched.
+    """
     if p is None:
         return original(tape, target, sources, *args, **kwargs), None
+    if not is_eager(p.tensors[0]):
+        result = original(tape, target, sources, *args, **kwargs)
+        try:
+            seed = kwargs.get("output_gradients", args[0] if args else None)
+            inner = tf.gradients(target, p.tensors, grad_ys=seed)
+        except Exception:  # no per-op graph for this call
+            return result, None
+        return result, inner
     try:
         both = original(tape, target, [sources, p.tensors], *args, **kwargs)
     except Exception:

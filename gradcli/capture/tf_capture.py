@@ -265,7 +265,8 @@ class Recorder:
         index = len(self.program.ops)
         extra: dict = {"stack": stack, "type": op_type}
         if op_type in TRANSPOSING and attrs:  # matmul's transposes, for its zeros' kind
-            extra["attrs"] = {k: v for k, v in zip(attrs[::2], attrs[1::2]) if k in TRANSPOSES}
+            pairs = zip(attrs[::2], attrs[1::2])  # traced ops give AttrValue protos (.b)
+            extra["attrs"] = {k: bool(getattr(v, "b", v)) for k, v in pairs if k in TRANSPOSES}
         if op_type == "VarHandleOp" or op_type in WRITES:
             extra["state"] = True  # makes or writes a variable's state
         out_ids = []

@@ -146,7 +146,7 @@ def nodes(program: Captured, p: Plan, roots, counts: dict, arrays: dict, operand
             floating = values[w].floating and values[w].requires_grad
             slots.append(counts.get(w) if floating and children[-1] is not None else None)
         node = GradNode(o, tuple(children), out=received, slots=tuple(slots))
-        node.kind = _kind(program, op, arrays, operands, uses, slots)
+        node.read = _readings(program, op, arrays, operands, uses, slots)
         out.append(node)
     for s in leaves:
         out.append(GradNode(None, (), leaf=s, out=counts.get(s), slots=()))
@@ -169,23 +169,23 @@ def _read_of(program: Captured, v: int):
     return program.ops[o].inputs
 
 
-def _kind(program, op, arrays, operands, uses, slots) -> str | None:
-    """The kind of the zeros born at op: that of the slot whose gradient gained most."""
+def _readings(program, op, arrays, operands, uses, slots) -> tuple | None:
+    """Per input slot, (kind, elements) of the zeros born there as read from the arrays,
+    or None where it could not be read (None: no slot read)."""
     gy = arrays.get(op.outputs[0]) if op.outputs else None
     if gy is None:
         return None
-    best, kind = 0, None
+    out = []
     for j, (w, c) in enumerate(zip(op.inputs, slots)):
         gx = arrays.get(w)
-        if c is None or gx is None or not c[1]:
-            continue
-        single = uses.get(w, 0) == 1
-        try:
-            found = tf_zero_kinds.kind_at(
-                op, j, gy, gx, [operands.get(v) for v in op.inputs], single, _same(program, op)
-            )
-        except ValueError:  # shapes this reading does not follow: left to the role table
-            found = None
-        if found is not None and c[1] > best:
-            best, kind = c[1], found
-    return kind
+        found = None
+        if c is not None and gx is not None:
+            try:
+                found = tf_zero_kinds.kind_at(
+                    op, j, gy, gx, [operands.get(v) for v in op.inputs], uses.get(w, 0) == 1,
+                    _same(program, op),
+                )  # fmt: skip
+            except ValueError:  # shapes this reading does not follow: left to the roles
+                found = None
+        out.append(found)
+    return tuple(out) if any(r is not None for r in out) else None

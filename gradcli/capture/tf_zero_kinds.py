@@ -40,8 +40,9 @@ def needs_operands(op_type: str) -> bool:
     return op_type in PRODUCTS or op_type in MATMULS
 
 
-def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False) -> str | None:
-    """The kind of the zeros born in input j's gradient at op (None: not read here).
+def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):
+    """(kind, elements) of the zeros born in input j's gradient at op: how many of its
+    zero elements op made, and why (kind None when it made none); None: not read here.
 
     gy: the gradient op's first output received; gx: input j's whole gradient; operands:
     the forward input arrays (None where unknown); single: input j has no other consumer
@@ -54,7 +55,7 @@ def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False) -> s
     gy, gx = np.asarray(gy), np.asarray(gx)
     zero = gx == 0
     if not zero.any():
-        return None
+        return None, 0
     if t in MATMULS:
         return _matmul(op, j, gy, zero, operands)
     reg = registry_op(t) if t not in PASSING and t not in PRODUCTS else None
@@ -62,12 +63,14 @@ def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False) -> s
     elementwise = elementwise or (reg is not None and reg.zeros is Transport.ELEMENTWISE)
     if elementwise and gy.shape == np.broadcast_shapes(gy.shape, gx.shape):
         return _elementwise(j, t, reg, gy, gx, zero, operands, single, same)
-    if reg is not None and reg.cancels and single and gy.shape == gx.shape:
-        return K.CANCELLATION if (zero & (gy != 0)).any() else None
+    if reg is not None and reg.cancels and single and gy.shape == gx.shape and gy.ndim:
+        # softmax's rows (its last axis): a zero where the row received something cancelled
+        cancelled = int(np.count_nonzero(zero & (gy != 0).any(axis=-1, keepdims=True)))
+        return (K.CANCELLATION if cancelled else None), cancelled
     return None
 
 
-def _elementwise(j, t, reg, gy, gx, zero, operands, single, same) -> str | None:
+def _elementwise(j, t, reg, gy, gx, zero, operands, single, same):
     fed = gy != 0  # in the output's shape
     if t in PASSING:
         local, kind = np.zeros(gy.shape, bool), None
@@ -89,10 +92,10 @@ def _elementwise(j, t, reg, gy, gx, zero, operands, single, same) -> str | None:
     cancelled = int(np.count_nonzero(zero & passed))
     zeroed = int(np.count_nonzero(zero & fed_any & ~passed))
     if not cancelled and not zeroed:
-        return None
+        return None, 0
     if kind is None:
-        return K.CANCELLATION if cancelled else None
-    return K.CANCELLATION if cancelled > zeroed else kind
+        return (K.CANCELLATION if cancelled else None), cancelled
+    return (K.CANCELLATION if cancelled > zeroed else kind), cancelled + zeroed
 
 
 def _local_kind(reg, gy) -> str:
@@ -106,7 +109,7 @@ def _local_kind(reg, gy) -> str:
     return K.ZERO_DERIVATIVE
 
 
-def _matmul(op, j, gy, zero, operands) -> str | None:
+def _matmul(op, j, gy, zero, operands):
     # dA = G @ B^T, dB = A^T @ G: an element is masked when every product behind it meets a
     # zero of the other operand, cancelled when some products are nonzero but sum to zero
     if operands is None or len(operands) < 2 or any(o is None for o in operands[:2]):
@@ -138,8 +141,8 @@ def _matmul(op, j, gy, zero, operands) -> str | None:
     masked = int(np.count_nonzero(zero & fed & (terms == 0)))
     cancelled = int(np.count_nonzero(zero & fed & (terms > 0)))
     if not masked and not cancelled:
-        return None
-    return K.CANCELLATION if cancelled > masked else K.MASK
+        return None, 0
+    return (K.CANCELLATION if cancelled > masked else K.MASK), masked + cancelled
 
 
 def _broadcast_axes(small: tuple, big: tuple) -> tuple:
