@@ -22,6 +22,7 @@ from tensorflow.python.eager import record
 from tensorflow.python.framework import constant_op, ops
 from tensorflow.python.framework.func_graph import FuncGraph
 
+from gradcli.capture import tf_numpy
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.tf_ops import (
@@ -106,6 +107,7 @@ class Recorder:
         self.captures: dict[int, dict] = {}  # id(graph) -> {id(internal): external}
         self.failure: BaseException | None = None  # gradcli's own failure, if any
         self.busy = 0  # > 0 while the capture (or a recorded gradient call) runs TF itself
+        self.numpy_depth = 0  # > 0 inside a NumPy function that records its own exits
         self._grads: dict[str, bool] = {}
 
     # --- values ------------------------------------------------------------------------
@@ -407,6 +409,7 @@ def install(stack, rec: Recorder) -> None:
     constant_op.convert_to_eager_tensor = converted
     stack.callback(setattr, constant_op, "convert_to_eager_tensor", convert)
     _numpy_function(stack, rec)
+    tf_numpy.install(stack, rec)
     _python_path(stack)
 
 
@@ -465,7 +468,7 @@ def _exit_method(rec: Recorder, name: str, original):
 
     def method(self, *args, **kwargs):
         out = original(self, *args, **kwargs)
-        if not rec.busy and rec.failure is None:
+        if not rec.busy and not rec.numpy_depth and rec.failure is None:
             rec.busy += 1
             try:
                 rec.record_exit(label, self, out, sys._getframe(1))

@@ -47,9 +47,10 @@ ZERO_CUT_BESIDE = (
     "path, the static reader the op that zeroes (run-mode gap)"
 )
 NUMPY_BUFFER = (
-    "a value that left TensorFlow through NumPy's buffer protocol (np.* on a tensor, a "
-    "py_function body in NumPy, Keras's convert_to_numpy): the run mode does not see it "
-    "leave and says no_path or unknown, not leaves_tape (run wrong)"
+    "a value that left TensorFlow where the run mode's NumPy wrappers do not see it (a NumPy "
+    "scalar type such as np.float32(t), ndarray operators on .numpy()'s array, a "
+    "py_function body): the run mode says no_path or a cut beside it, not leaves_tape "
+    "(run wrong)"
 )
 BRANCH = (
     "an untaken Python if or tf.cond branch: the run mode sees only what ran and says "
@@ -108,8 +109,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_layers_second_order", "run"): CUSTOM_OR_NESTED,
     ("keras_layers_second_order", "static"): CUSTOM_OR_NESTED,
     ("keras_losses_clip_edges", "static"): "; ".join([ZERO_CUT_BESIDE, ZERO_UNKNOWN]),
-    ("keras_losses_convert_to_numpy", "run"): NUMPY_BUFFER,
-    ("keras_losses_convert_to_numpy", "static"): NUMPY_BUFFER,
     ("keras_losses_ops_more", "static"): ZERO_UNKNOWN,
     ("keras_mask_fit", "static"): ZERO_CUT_BESIDE,
     ("keras_mask_lstm_fit", "static"): ZERO_UNKNOWN,
@@ -117,10 +116,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_seed_generator_variables", "run"): UNUSED_UNWATCHED,
     ("keras_seed_generator_variables", "static"): UNUSED_UNWATCHED,
     ("keras_unused_head", "static"): NO_PATH_LINE,
-    ("leaves_tape_np_mean", "run"): NUMPY_BUFFER,
-    ("leaves_tape_np_mean", "static"): NUMPY_BUFFER,
-    ("leaves_tape_np_square", "run"): NUMPY_BUFFER,
-    ("leaves_tape_np_square", "static"): NUMPY_BUFFER,
     ("leaves_tape_py_function_numpy", "run"): NUMPY_BUFFER,
     ("nested_tapes_fourth_derivative", "run"): CUSTOM_OR_NESTED,
     ("nested_tapes_fourth_derivative", "static"): CUSTOM_OR_NESTED,
