@@ -1,0 +1,122 @@
+"""The lowering's per-node fast path: operators and calls on float tensors of one dtype.
+
+Most nodes of a long spec are `x * 0.9`, `sin(y)` or `maximum(a, b)`: an op whose call
+takes tensors only, on tensors of one float dtype and number literals. build() emits them
+directly, with exactly the inputs, constants and node order the generic path
+(Builder.combine -> op_call -> prepare -> unify) gives them; every other node, and every
+error, goes through that generic path.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from gradcli.core.graph import FLOAT_DTYPES
+from gradcli.core.ops import REGISTRY, public_ops
+from gradcli.spec import expression as ast
+from gradcli.spec.attributes import Lit
+
+# accepts kinds whose prepare() leaves float tensors of one dtype as they are
+_PASSING = ("number", "float", "compare", "any")
+_FAST: dict[str, tuple] = {}  # op name -> (the op, whether its calls take the fast path)
+_pack_float = struct.Struct("=d").pack  # a float64 scalar's bytes, as ndarray.tobytes()
+
+
+def _fast_op(opname: str, signature):
+    """The op when a call of it with only its tensors needs nothing but emitting, else None."""
+    op = REGISTRY.get(opname)
+    cached = _FAST.get(opname)
+    if cached is None or cached[0] is not op:
+        fast = op is not None and signature(op)[3] and not op.index_inputs
+        cached = _FAST[opname] = (op, fast and op.accepts in _PASSING)
+    return op if cached[1] else None
+
+
+def _number(value) -> Lit:
+    """A number literal as the generic path builds it (Builder.combine)."""
+    return Lit(np.asarray(float(value.value)), value.pos)
+
+
+def _emit_fast(builder, opname: str, args: list, pos, signature):
+    """The node of opname(args) when every arg is a tensor of one float dtype or a number
+    (at least one a tensor), else None."""
+    op = _fast_op(opname, signature)
+    if op is None or len(args) != op.arity:
+        return None
+    nodes = builder.graph.nodes
+    dtype = None
+    for a in args:
+        if type(a) is int:
+            d = nodes[a].dtype
+            if dtype is None:
+                dtype = d
+            elif d != dtype:
+                return None
+        elif type(a) is not ast.Num:
+            return None
+    if dtype not in FLOAT_DTYPES:
+        return None
+    ins = []
+    for a in args:
+        if type(a) is int:
+            ins.append(a)
+            continue
+        # unify's literal path: const(the literal's array, dtype); a float64 constant seen
+        # before is found in the cache under the key const() gives it
+        v = float(a.value)
+        if dtype == "float64":
+            i = builder.graph.const_cache.get(("float64", (), _pack_float(v)))
+            if i is not None:
+                ins.append(i)
+                continue
+        ins.append(builder.const(np.asarray(v), dtype, a.pos))
+    return builder.emit(opname, ins, None, pos)
+
+
+def build(builder, tree, signature, operators: dict, children):
+    """Build an expression; iterative post-order, so long chains do not recurse."""
+    scope = builder.scope
+    functions = builder.functions
+    public = public_ops()
+    results: list = []  # built values; an ast.Num stays one until an op takes it
+    stack: list = [(tree, -1)]  # (AST node, -1 before its children, else their count)
+    Name, Num, Binary, Call = ast.Name, ast.Num, ast.Binary, ast.Call
+    while stack:
+        node, n = stack.pop()
+        kind = type(node)
+        if kind is Name:
+            ident = node.id
+            results.append(scope[ident] if ident in scope else builder.combine(node, ()))
+            continue
+        if kind is Num:
+            results.append(node)
+            continue
+        if n < 0:
+            kids = children(node)
+            if kids:
+                stack.append((node, len(kids)))
+                stack.extend((k, -1) for k in reversed(kids))
+                continue
+            n = 0
+        if n:
+            args = results[-n:]
+            del results[-n:]
+        else:
+            args = []
+        value = None
+        if kind is Binary:
+            value = _emit_fast(builder, operators[node.op], args, node.pos, signature)
+        elif kind is Call:
+            func = node.func
+            if not node.kwargs and func not in functions and func in public:
+                value = _emit_fast(builder, func, args, node.pos, signature)
+        elif kind is ast.Unary and node.op == "-" and type(args[0]) is int:
+            value = _emit_fast(builder, "neg", args, node.pos, signature)
+        if value is None:
+            args = [_number(a) if type(a) is Num else a for a in args]
+            value = builder.combine(node, args)
+        results.append(value)
+    value = results[0]
+    return _number(value) if type(value) is Num else value
