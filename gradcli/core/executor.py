@@ -47,7 +47,7 @@ def _step(node: Node, args, nodes: list[Node], scalar: bool = True):
     """(fn, fallback) for one node: the scalar fast path when every value is a 0-d float64.
 
     The fallback is None when fn is already the numpy forward; the executor binds the numpy
-    forward lazily (only a failed scalar step needs it).
+    forward lazily (only a failed scalar step needs it). run() inlines it.
     """
     op = REGISTRY[node.op]
     if node.op == COND_OP:
@@ -132,7 +132,20 @@ def run(
                 args = exec_inputs(node)
             else:
                 args = node.inputs
-            fn, fallback = _step(node, args, nodes, scalar)
+            # _step inlined (the scalar fast path when every value is a 0-d float64)
+            op = REGISTRY[opname]
+            if opname == COND_OP:
+                fn, fallback = _cond_forward(node.shape), None
+            elif scalar and op.scalar is not None and node.shape == () and node.dtype == "float64":
+                for j in args:
+                    n = nodes[j]
+                    if n.shape != () or n.dtype not in _SCALAR_IN:
+                        fn, fallback = op.fn(node.attrs), None
+                        break
+                else:
+                    fn, fallback = op.scalar, op
+            else:
+                fn, fallback = op.fn(node.attrs), None
             try:
                 if fallback is None and opname in ELEMENTWISE_UFUNCS and node.dtype in FLOAT_DTYPES:
                     vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use, pool)

@@ -492,7 +492,7 @@ def parse(text: str, locate: Callable[[int, int], Pos] | None = None):
         if tree is not None:
             return tree
     if "\n" not in text:
-        tree = parse_fast(text, locate)
+        tree = expression_fast.parse_fast(text, locate)
         if tree is not None:
             return tree
     return Parser(text, locate).parse()
@@ -523,4 +523,4 @@ def names_in(tree) -> list[str]:
     return list(dict.fromkeys(order))
 
 
-from gradcli.spec.expression_fast import parse_fast  # noqa: E402 (it reads this module)
+from gradcli.spec import expression_fast  # noqa: E402 (it reads this module)

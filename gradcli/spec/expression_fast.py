@@ -14,20 +14,30 @@ from __future__ import annotations
 import re
 
 from gradcli.runtime import limits
+from gradcli.runtime.errors import Pos
 from gradcli.spec import expression as ast
 from gradcli.spec import numbers
 
-# the full tokenizer's token patterns in its order (so both split a text alike), each a
-# group: findall gives (whitespace, number, name, string, operator) per token
+# the full tokenizer's tokens (expression._TOKEN), names first: only a number and the
+# operators '.' and '...' can start alike, and the number comes first in both; findall
+# gives (whitespace, token) pairs
 _FAST_TOKEN = re.compile(
-    r"""([ \t\r]*)(?:
-    ((?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
-  | ([A-Za-z_][A-Za-z_0-9]*)
-  | ('[^'\n]*'|"[^"\n]*")
-  | (\*\*|<=|>=|==|!=|//|\.\.\.|[-+*/@()\[\],:=<>.%])
+    r"""([ \t\r]*)(
+    [A-Za-z_][A-Za-z_0-9]*
+  | \d+(?:\.\d*)?(?:[eE][+-]?\d+)?
+  | \.\d+(?:[eE][+-]?\d+)?
+  | \*\*|<=|>=|==|!=|//|\.\.\.|[-+*/@()\[\],:=<>.%]
+  | '[^'\n]*'|"[^"\n]*"
     )""",
     re.VERBOSE,
 )
+# a token's kind from its first character (a digit, or a '.' that starts a number: _NUM)
+_NAME, _NUM, _STR, _OP = range(4)
+_KIND = {
+    **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", _NAME),
+    **dict.fromkeys("'\"", _STR),
+    **dict.fromkeys("*<>=!/-+@()[],:%", _OP),
+}
 
 _PRECEDENCE = ast._PRECEDENCE
 _COMPARE = min(_PRECEDENCE[s] for s in ast.COMPARISONS)  # comparisons bind the loosest
@@ -45,6 +55,11 @@ def parse_fast(text: str, locate):
     """The AST of a one-line expression in the common grammar, or None (the full parser
     decides: it builds anything else and every error)."""
     toks = _FAST_TOKEN.findall(text)
+    # positions: the reader's one-line locator is a shift (its `shift` attribute), made
+    # here without a call per token; any other locator is called
+    shift = getattr(locate, "shift", None)
+    file, line, base = shift if shift is not None else (None, 0, 0)
+    new = tuple.__new__
     off = 0  # the offset of the next token's whitespace
     vals: list = []  # operands
     ops: list = []  # pending operators and open parentheses and calls
@@ -54,63 +69,69 @@ def parse_fast(text: str, locate):
     n = len(toks)
     k = 0
     while k < n:
-        ws, num, name, string, op = toks[k]
+        ws, tok = toks[k]
         k += 1
         col = off + len(ws) + 1
-        off = col - 1 + len(num or name or string or op)
+        off = col - 1 + len(tok)
+        c = tok[0]
+        kind = _KIND.get(c, _NUM)
+        if c == "." and (tok == "." or tok == "..."):
+            kind = _OP
         if operand:
-            if num:
-                is_int = "." not in num and "e" not in num and "E" not in num
-                if is_int and len(num) <= 18:
-                    vals.append(ast.Num(int(num), locate(1, col)))
+            if kind == _NAME:
+                if tok in _FORBIDDEN:
+                    return None
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                if k < n and toks[k][1] == "(":  # a call: its arguments come next
+                    if len(ops) >= room:
+                        return None
+                    off += len(toks[k][0]) + 1
+                    k += 1
+                    if k < n and toks[k][1] == ")":  # f(): no arguments
+                        off += len(toks[k][0]) + 1
+                        k += 1
+                        vals.append(ast.Call(tok, [], [], pos))
+                        operand = False
+                        continue
+                    # [kind, prec, name, pos, first operand, keywords, keyword being read]
+                    call = [_CALL, _MARKER_PREC, tok, pos, len(vals), [], None]
+                    ops.append(call)
+                    if _keyword(toks, k, n, call, locate, off):
+                        off += len(toks[k][0]) + len(toks[k][1]) + len(toks[k + 1][0]) + 1
+                        k += 2
+                        if call[6] is None:
+                            return None
+                else:
+                    vals.append(ast.Name(tok, pos))
+                    operand = False
+            elif kind == _NUM:
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                if "." not in tok and "e" not in tok and "E" not in tok and len(tok) <= 18:
+                    vals.append(ast.Num(int(tok), pos))
                 else:
                     try:  # numbers in expressions are float64: 1e400 is too large, not inf
-                        vals.append(ast.Num(numbers.float_text(num), locate(1, col)))
+                        vals.append(ast.Num(numbers.float_text(tok), pos))
                     except numbers.NumberError:
                         return None
                 operand = False
-            elif name:
-                if name in _FORBIDDEN:
-                    return None
-                if k < n and toks[k][4] == "(":  # a call: its arguments come next
-                    if len(ops) >= room:
-                        return None
-                    k += 1
-                    off += len(toks[k - 1][0]) + 1
-                    # [kind, prec, name, pos, first operand, keywords, keyword being read]
-                    ops.append([_CALL, _MARKER_PREC, name, locate(1, col), len(vals), [], None])
-                    if k < n and toks[k][4] == ")":  # f(): no arguments
-                        k += 1
-                        off += len(toks[k - 1][0]) + 1
-                        ops.pop()
-                        vals.append(ast.Call(name, [], [], locate(1, col)))
-                        operand = False
-                    elif not _keyword(toks, k, n, ops[-1], locate, off):
-                        continue
-                    else:  # `name =` consumed
-                        off += len(toks[k][0]) + len(toks[k][2]) + len(toks[k + 1][0]) + 1
-                        k += 2
-                        if ops[-1][6] is None:
-                            return None
-                else:
-                    vals.append(ast.Name(name, locate(1, col)))
-                    operand = False
-            elif string:
-                vals.append(ast.Str(string[1:-1], locate(1, col)))
+            elif kind == _STR:
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                vals.append(ast.Str(tok[1:-1], pos))
                 operand = False
-            elif op == "-" or op == "+":
+            elif tok == "-" or tok == "+":
                 if len(ops) >= room:
                     return None
-                ops.append([_UNARY, _UNARY_PREC, op, locate(1, col)])
-            elif op == "(":
-                if len(ops) >= room or (k < n and toks[k][4] == ")"):
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                ops.append([_UNARY, _UNARY_PREC, tok, pos])
+            elif tok == "(":
+                if len(ops) >= room or (k < n and toks[k][1] == ")"):
                     return None  # () is an error the full parser words
                 ops.append([_PAREN, _MARKER_PREC])
             else:
                 return None
             continue
         # an operator or a closing token
-        prec = _PRECEDENCE.get(op) if op else None
+        prec = _PRECEDENCE.get(tok) if kind == _OP else None
         if prec is not None:
             while ops and ops[-1][1] >= prec:
                 top = ops.pop()
@@ -119,23 +140,24 @@ def parse_fast(text: str, locate):
                 _reduce(top, vals)
             if len(ops) >= room:
                 return None
-            ops.append([_BINARY, prec, op, locate(1, col)])
+            pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+            ops.append([_BINARY, prec, tok, pos])
             operand = True
-        elif op == "**":
-            while ops and ops[-1][1] > _POWER_PREC:
-                _reduce(ops.pop(), vals)
+        elif tok == "**":
             if len(ops) >= room:
                 return None
-            ops.append([_POWER, _POWER_PREC, op, locate(1, col)])
+            # right-associative and the tightest: nothing on the stack is applied first
+            pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+            ops.append([_POWER, _POWER_PREC, tok, pos])
             operand = True
-        elif op == ")" or op == ",":
+        elif tok == ")" or tok == ",":
             while ops and ops[-1][1] != _MARKER_PREC:
                 _reduce(ops.pop(), vals)
             if not ops:
                 return None
             top = ops[-1]
             if top[0] == _PAREN:
-                if op == ",":
+                if tok == ",":
                     return None  # a tuple: the full parser's error
                 ops.pop()  # (f)(x) then stops at '(': the full parser calls f
                 continue
@@ -145,14 +167,14 @@ def parse_fast(text: str, locate):
                 top[6] = None
             elif top[5]:
                 return None  # positional after keyword: the full parser's error
-            if op == ",":
-                if k < n and toks[k][4] == ")":  # a trailing comma
+            if tok == ",":
+                if k < n and toks[k][1] == ")":  # a trailing comma
+                    off += len(toks[k][0]) + 1
                     k += 1
-                    off += len(toks[k - 1][0]) + 1
                 else:
                     operand = True
                     if _keyword(toks, k, n, top, locate, off):
-                        off += len(toks[k][0]) + len(toks[k][2]) + len(toks[k + 1][0]) + 1
+                        off += len(toks[k][0]) + len(toks[k][1]) + len(toks[k + 1][0]) + 1
                         k += 2
                         if top[6] is None:
                             return None
@@ -177,9 +199,9 @@ def parse_fast(text: str, locate):
 def _keyword(toks, k: int, n: int, call: list, locate, off: int) -> bool:
     """At an argument's start: whether `name =` follows (then call[6] is (name, pos), or None
     for a keyword given twice, which the full parser refuses)."""
-    if k + 1 >= n or not toks[k][2] or toks[k + 1][4] != "=":
+    if k + 1 >= n or toks[k + 1][1] != "=" or _KIND.get(toks[k][1][0]) != _NAME:
         return False
-    name = toks[k][2]
+    name = toks[k][1]
     if any(kw.name == name for kw in call[5]):
         call[6] = None
         return True

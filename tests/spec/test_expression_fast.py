@@ -22,6 +22,13 @@ def _locate(line: int, col: int) -> Pos:
     return Pos("f", line + 10, col + 100)  # any mapping: both paths must go through it
 
 
+def _shifted(line: int, col: int) -> Pos:
+    return _locate(line, col)
+
+
+_shifted.shift = ("f", 11, 100)  # the reader's one-line locator: the fast path builds Pos itself
+
+
 def _full(text: str):
     try:
         return ex.Parser(text, _locate).parse()
@@ -69,6 +76,7 @@ def _expr(depth: int = 0):
 def test_fast_path_builds_the_full_parsers_tree_or_hands_over(text):
     fast = parse_fast(text, _locate)
     full = _full(text)
+    assert parse_fast(text, _shifted) == fast
     if fast is not None:
         assert fast == full
     assert ex.parse(text, _locate) == full if not isinstance(full, tuple) else True
