@@ -24,14 +24,12 @@ _FAST: dict[str, tuple] = {}  # op name -> (the op, whether its calls take the f
 _pack_float = struct.Struct("=d").pack  # a float64 scalar's bytes, as ndarray.tobytes()
 
 
-def _fast_op(opname: str, signature):
-    """The op when a call of it with only its tensors needs nothing but emitting, else None."""
+def _fast_op(opname: str, signature) -> tuple:
+    """(op, whether a call of it with only its tensors needs nothing but emitting), cached."""
     op = REGISTRY.get(opname)
-    cached = _FAST.get(opname)
-    if cached is None or cached[0] is not op:
-        fast = op is not None and signature(op)[3] and not op.index_inputs
-        cached = _FAST[opname] = (op, fast and op.accepts in _PASSING)
-    return op if cached[1] else None
+    fast = op is not None and signature(op)[3] and not op.index_inputs
+    cached = _FAST[opname] = (op, fast and op.accepts in _PASSING)
+    return cached
 
 
 def _number(value) -> Lit:
@@ -42,8 +40,11 @@ def _number(value) -> Lit:
 def _emit_fast(builder, opname: str, args: list, pos, signature):
     """The node of opname(args) when every arg is a tensor of one float dtype or a number
     (at least one a tensor), else None."""
-    op = _fast_op(opname, signature)
-    if op is None or len(args) != op.arity:
+    op = REGISTRY.get(opname)
+    cached = _FAST.get(opname)
+    if cached is None or cached[0] is not op:
+        cached = _fast_op(opname, signature)
+    if not cached[1] or len(args) != op.arity:
         return None
     nodes = builder.graph.nodes
     dtype = None
@@ -95,12 +96,24 @@ def build(builder, tree, signature, operators: dict, children):
             continue
         if n < 0:
             kids = children(node)
-            if kids:
-                stack.append((node, len(kids)))
-                stack.extend((k, -1) for k in reversed(kids))
+            for kid in kids:
+                if type(kid) is not Name and type(kid) is not Num:
+                    stack.append((node, len(kids)))
+                    stack.extend((k, -1) for k in reversed(kids))
+                    break
+            else:  # f(a), a * 2: only names and numbers below, read here in order
+                args = []
+                for kid in kids:
+                    if type(kid) is Num:
+                        args.append(kid)
+                    elif kid.id in scope:
+                        args.append(scope[kid.id])
+                    else:
+                        args.append(builder.combine(kid, ()))
+                n = -2
+            if n == -1:
                 continue
-            n = 0
-        if n:
+        elif n:
             args = results[-n:]
             del results[-n:]
         else:
