@@ -153,6 +153,8 @@ def run(
                     vals[i] = fn(vals[args[0]])
                 elif len(args) == 2:
                     vals[i] = fn(vals[args[0]], vals[args[1]])
+                elif len(args) == 3:  # where
+                    vals[i] = fn(vals[args[0]], vals[args[1]], vals[args[2]])
                 else:
                     vals[i] = fn(*[vals[j] for j in args])
                 result = vals[i]

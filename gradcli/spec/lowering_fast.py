@@ -9,8 +9,6 @@ error, goes through that generic path.
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 
 from gradcli.core.graph import FLOAT_DTYPES
@@ -21,7 +19,6 @@ from gradcli.spec.attributes import Lit
 # accepts kinds whose prepare() leaves float tensors of one dtype as they are
 _PASSING = ("number", "float", "compare", "any")
 _FAST: dict[str, tuple] = {}  # op name -> (the op, whether its calls take the fast path)
-_pack_float = struct.Struct("=d").pack  # a float64 scalar's bytes, as ndarray.tobytes()
 
 
 def _fast_op(opname: str, signature) -> tuple:
@@ -64,15 +61,9 @@ def _emit_fast(builder, opname: str, args: list, pos, signature):
         if type(a) is int:
             ins.append(a)
             continue
-        # unify's literal path: const(the literal's array, dtype); a float64 constant seen
-        # before is found in the cache under the key const() gives it
-        v = float(a.value)
-        if dtype == "float64":
-            i = builder.graph.const_cache.get(("float64", (), _pack_float(v)))
-            if i is not None:
-                ins.append(i)
-                continue
-        ins.append(builder.const(np.asarray(v), dtype, a.pos))
+        # unify's literal path: const(the literal as float64, dtype), the same conversion
+        # from the Python float (const() finds a float64 constant seen before in its cache)
+        ins.append(builder.const(float(a.value), dtype, a.pos))
     return builder.emit(opname, ins, None, pos)
 
 

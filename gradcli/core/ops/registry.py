@@ -7,6 +7,7 @@ graph ops, its SymPy translation, and how it behaves for gradients.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -365,10 +366,17 @@ def emit(
     return i
 
 
+_pack_float = struct.Struct("=d").pack  # a 0-d float64 array's bytes (ndarray.tobytes)
+
+
 def const(
     graph: Graph, value, dtype: str, *, entry: str | None = None, pos: Pos | None = None
 ) -> int:
     """A constant node; small constants are shared so rules can emit them freely."""
+    if type(value) is float and dtype == "float64":  # a rule's 0.0 or 1.0, seen before
+        i = graph.const_cache.get(("float64", (), _pack_float(value)))
+        if i is not None:
+            return i
     if dtype == "float64":  # nothing overflows on the way to float64 (a hot path)
         arr = np.asarray(value, dtype=dtype)
     else:
