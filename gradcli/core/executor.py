@@ -133,6 +133,7 @@ def run(
             else:
                 args = node.inputs
             # _step inlined (the scalar fast path when every value is a 0-d float64)
+            nargs = len(args)
             op = REGISTRY[opname]
             if opname == COND_OP:
                 fn, fallback = _cond_forward(node.shape), None
@@ -149,11 +150,11 @@ def run(
             try:
                 if fallback is None and opname in ELEMENTWISE_UFUNCS and node.dtype in FLOAT_DTYPES:
                     vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use, pool)
-                elif len(args) == 1:
+                elif nargs == 1:
                     vals[i] = fn(vals[args[0]])
-                elif len(args) == 2:
+                elif nargs == 2:
                     vals[i] = fn(vals[args[0]], vals[args[1]])
-                elif len(args) == 3:  # where
+                elif nargs == 3:  # where
                     vals[i] = fn(vals[args[0]], vals[args[1]], vals[args[2]])
                 else:
                     vals[i] = fn(*[vals[j] for j in args])

@@ -238,7 +238,7 @@ class Builder(FunctionCalls):
     # --- building ---------------------------------------------------------------------------
     def build(self, tree):
         """Build an expression; iterative post-order, so long chains do not recurse."""
-        return lowering_fast.build(self, tree, _signature, OPERATORS, _children)
+        return lowering_fast.build(self, tree, _signature, OPERATORS, _children, Builder.emit)
 
     def combine(self, node, args):
         kind = type(node)  # the common kinds first, by exact type (a per-node hot path)

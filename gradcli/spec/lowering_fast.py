@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.core.graph import FLOAT_DTYPES
-from gradcli.core.ops import REGISTRY, public_ops
+from gradcli.core.ops import REGISTRY, emit, public_ops
 from gradcli.spec import expression as ast
 from gradcli.spec.attributes import Lit
 
@@ -34,7 +34,7 @@ def _number(value) -> Lit:
     return Lit(np.asarray(float(value.value)), value.pos)
 
 
-def _emit_fast(builder, opname: str, args: list, pos, signature):
+def _emit_fast(builder, opname: str, args: list, pos, signature, builder_emit):
     """The node of opname(args) when every arg is a tensor of one float dtype or a number
     (at least one a tensor), else None."""
     op = REGISTRY.get(opname)
@@ -64,11 +64,24 @@ def _emit_fast(builder, opname: str, args: list, pos, signature):
         # unify's literal path: const(the literal as float64, dtype), the same conversion
         # from the Python float (const() finds a float64 constant seen before in its cache)
         ins.append(builder.const(float(a.value), dtype, a.pos))
-    return builder.emit(opname, ins, None, pos)
+    if type(builder).emit is not builder_emit:
+        return builder.emit(opname, ins, None, pos)
+    # Builder.emit without its own call
+    return emit(
+        builder.graph,
+        opname,
+        ins,
+        None,
+        kind=builder.kind,
+        entry=builder.entry,
+        pos=pos,
+        origin=builder.origin,
+    )
 
 
-def build(builder, tree, signature, operators: dict, children):
-    """Build an expression; iterative post-order, so long chains do not recurse."""
+def build(builder, tree, signature, operators: dict, children, base):
+    """Build an expression; iterative post-order, so long chains do not recurse (base: the
+    Builder class's own emit, which the fast path calls through to)."""
     scope = builder.scope
     functions = builder.functions
     public = public_ops()
@@ -111,13 +124,13 @@ def build(builder, tree, signature, operators: dict, children):
             args = []
         value = None
         if kind is Binary:
-            value = _emit_fast(builder, operators[node.op], args, node.pos, signature)
+            value = _emit_fast(builder, operators[node.op], args, node.pos, signature, base)
         elif kind is Call:
             func = node.func
             if not node.kwargs and func not in functions and func in public:
-                value = _emit_fast(builder, func, args, node.pos, signature)
+                value = _emit_fast(builder, func, args, node.pos, signature, base)
         elif kind is ast.Unary and node.op == "-" and type(args[0]) is int:
-            value = _emit_fast(builder, "neg", args, node.pos, signature)
+            value = _emit_fast(builder, "neg", args, node.pos, signature, base)
         if value is None:
             args = [_number(a) if type(a) is Num else a for a in args]
             value = builder.combine(node, args)

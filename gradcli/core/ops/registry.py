@@ -318,9 +318,10 @@ def emit(
         attrs = {}
     nodes = graph.nodes
     # one or two inputs without a comprehension (a per-node hot path)
-    if len(inputs) == 2:
+    arity = len(inputs)
+    if arity == 2:
         ins = [nodes[inputs[0]], nodes[inputs[1]]]
-    elif len(inputs) == 1:
+    elif arity == 1:
         ins = [nodes[inputs[0]]]
     else:
         ins = [nodes[i] for i in inputs]
@@ -346,20 +347,20 @@ def emit(
                 f"over the limit of {lim.max_elements:,} elements {limits.advice('max_elements')}",
                 pos,
             )
-    if len(nodes) >= lim.max_nodes:
+    i = len(nodes)
+    if i >= lim.max_nodes:
         raise LimitError(
             f"the graph would grow past {lim.max_nodes:,} nodes {limits.advice('max_nodes')}", pos
         )
     if dtype not in FLOAT_DTYPES or op.behavior in _NO_FLOW:
         diff = ()
-    elif op.cuts is None and len(ins) == 1:  # _differentiable_inputs inlined (a hot path)
+    elif op.cuts is None and arity == 1:  # _differentiable_inputs inlined (a hot path)
         diff = (0,) if ins[0].dtype in FLOAT_DTYPES else ()
-    elif op.cuts is None and len(ins) == 2:
+    elif op.cuts is None and arity == 2:
         a, b = ins[0].dtype in FLOAT_DTYPES, ins[1].dtype in FLOAT_DTYPES
         diff = (0, 1) if a and b else (0,) if a else (1,) if b else ()
     else:
         diff = None
-    i = len(nodes)
     node = Node(i, opname, tuple(inputs), attrs, shape, dtype, kind, name, entry, pos, origin)
     node.diff = _differentiable_inputs(op, node, ins) if diff is None else diff
     nodes.append(node)
