@@ -41,6 +41,12 @@ def _cond_forward(shape):
 
 
 _SCALAR_IN = ("float64", "bool")
+# comparisons: a boolean result (numpy's np.True_ or np.False_) from 0-d values
+_SCALAR_COMPARISONS = frozenset(
+    name
+    for name, op in REGISTRY.items()
+    if op.scalar is not None and op.operator is not None and op.operator.comparison
+)
 
 
 def _step(node: Node, args, nodes: list[Node], scalar: bool = True):
@@ -137,7 +143,12 @@ def run(
             op = REGISTRY[opname]
             if opname == COND_OP:
                 fn, fallback = _cond_forward(node.shape), None
-            elif scalar and op.scalar is not None and node.shape == () and node.dtype == "float64":
+            elif (
+                scalar
+                and op.scalar is not None
+                and node.shape == ()
+                and (node.dtype == "float64" or opname in _SCALAR_COMPARISONS)
+            ):
                 for j in args:
                     n = nodes[j]
                     if n.shape != () or n.dtype not in _SCALAR_IN:
