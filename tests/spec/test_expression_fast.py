@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from gradcli.runtime import limits
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.spec import expression as ex
-from gradcli.spec.expression_fast import parse_fast
+from gradcli.spec.expression_fast import _FAST_TOKEN, parse_fast
 
 
 def _locate(line: int, col: int) -> Pos:
@@ -117,3 +117,20 @@ def test_fast_path_hands_over_near_the_depth_limit(monkeypatch):
     monkeypatch.setattr(limits.current, "max_depth", 10)
     assert parse_fast("-" * 6 + "x", _locate) is None
     assert "nested more than 10" in _full("-" * 11 + "x")[1]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="ab_1.9eE+-*/<>=!()[],:%@'\" \t٣x", max_size=20))
+def test_fast_tokens_are_the_full_tokenizers(text):
+    """Where the full tokenizer reads a text whole, the fast pattern splits it alike."""
+    try:
+        full = ex.tokenize(text, _locate)[:-1]  # without the end token
+    except GradcliError:
+        return
+    pairs = _FAST_TOKEN.findall(text)
+    assert [tok for _, tok in pairs] == [t.text for t in full]
+    offsets, off = [], 0
+    for ws, tok in pairs:
+        offsets.append(off + len(ws) + 1)
+        off += len(ws) + len(tok)
+    assert offsets == [t.col for t in full]
