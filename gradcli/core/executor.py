@@ -87,13 +87,22 @@ def run(
     needed = bytearray(top + 1)
     for t in targets:
         needed[t] = 1
+    # one backward pass: what the targets need, in reverse order, and any unresolved cond
+    order = []
+    unresolved = False
     for i in range(top, -1, -1):
-        if needed[i] and i not in values:
+        if needed[i] and (not values or i not in values):
+            order.append(i)
             node = nodes[i]
-            for j in node.inputs if node.op != COND_OP else exec_inputs(node):
-                needed[j] = 1
-    order = [i for i in range(top + 1) if needed[i] and i not in values]
-    if any(nodes[i].op == COND_OP and nodes[i].attrs.get("taken") is None for i in order):
+            if node.op != COND_OP:
+                for j in node.inputs:
+                    needed[j] = 1
+            else:
+                unresolved = unresolved or node.attrs.get("taken") is None
+                for j in exec_inputs(node):
+                    needed[j] = 1
+    order.reverse()
+    if unresolved:
         # a cond built after the last resolve_conds (e.g. by a custom gradient's grad:):
         # pick its branch now, as eager tf.cond would, then evaluate
         resolve_conds(graph, targets, values)
