@@ -317,16 +317,18 @@ def emit(
     if attrs is None:
         attrs = {}
     nodes = graph.nodes
-    # one or two inputs without a comprehension (a per-node hot path)
+    # one or two inputs passed as they are, without a list (a per-node hot path)
     arity = len(inputs)
-    if arity == 2:
-        ins = [nodes[inputs[0]], nodes[inputs[1]]]
-    elif arity == 1:
-        ins = [nodes[inputs[0]]]
-    else:
-        ins = [nodes[i] for i in inputs]
     try:
-        shape, dtype = op.infer(attrs, *ins)
+        if arity == 2:
+            x, y = nodes[inputs[0]], nodes[inputs[1]]
+            shape, dtype = op.infer(attrs, x, y)
+        elif arity == 1:
+            x = nodes[inputs[0]]
+            shape, dtype = op.infer(attrs, x)
+        else:
+            ins = [nodes[i] for i in inputs]
+            shape, dtype = op.infer(attrs, *ins)
     except ShapeError as exc:
         where = f" in '{entry}'" if entry else ""
         raise GradcliError(f"{exc.message}{where}", pos) from None
@@ -355,12 +357,16 @@ def emit(
     if dtype not in FLOAT_DTYPES or op.behavior in _NO_FLOW:
         diff = ()
     elif op.cuts is None and arity == 1:  # _differentiable_inputs inlined (a hot path)
-        diff = (0,) if ins[0].dtype in FLOAT_DTYPES else ()
+        diff = (0,) if x.dtype in FLOAT_DTYPES else ()
     elif op.cuts is None and arity == 2:
-        a, b = ins[0].dtype in FLOAT_DTYPES, ins[1].dtype in FLOAT_DTYPES
+        a, b = x.dtype in FLOAT_DTYPES, y.dtype in FLOAT_DTYPES
         diff = (0, 1) if a and b else (0,) if a else (1,) if b else ()
     else:
         diff = None
+        if arity == 2:
+            ins = [x, y]
+        elif arity == 1:
+            ins = [x]
     node = Node(i, opname, tuple(inputs), attrs, shape, dtype, kind, name, entry, pos, origin)
     node.diff = _differentiable_inputs(op, node, ins) if diff is None else diff
     nodes.append(node)
