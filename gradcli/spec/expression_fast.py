@@ -32,12 +32,13 @@ _FAST_TOKEN = re.compile(
     )""",
     re.VERBOSE,
 )
-# a token's kind from its first character (a digit, or a '.' that starts a number: _NUM)
-_NAME, _NUM, _STR, _OP = range(4)
+# a token's kind from its first character (a digit: _NUM; a '.': a number or an operator)
+_NAME, _NUM, _STR, _OP, _DOT = range(5)
 _KIND = {
     **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", _NAME),
     **dict.fromkeys("'\"", _STR),
     **dict.fromkeys("*<>=!/-+@()[],:%", _OP),
+    ".": _DOT,
 }
 
 _PRECEDENCE = ast._PRECEDENCE
@@ -74,10 +75,9 @@ def parse_fast(text: str, locate):
         k += 1
         col = off + len(ws) + 1
         off = col - 1 + len(tok)
-        c = tok[0]
-        kind = _KIND.get(c, _NUM)
-        if c == "." and (tok == "." or tok == "..."):
-            kind = _OP
+        kind = _KIND.get(tok[0], _NUM)
+        if kind == _DOT:  # '.5' is a number, '.' and '...' operators
+            kind = _OP if tok == "." or tok == "..." else _NUM
         if operand:
             if kind == _NAME:
                 if tok in _FORBIDDEN:
@@ -138,7 +138,11 @@ def parse_fast(text: str, locate):
                 top = ops.pop()
                 if top[1] == _COMPARE and prec == _COMPARE:
                     return None  # chained comparisons: the full parser's error
-                _reduce(top, vals)
+                if top[0] == _UNARY:  # _reduce inlined (once per operator: a hot path)
+                    vals.append(ast.Unary(top[2], vals.pop(), top[3]))
+                else:
+                    right = vals.pop()
+                    vals[-1] = ast.Binary(top[2], vals[-1], right, top[3])
             if len(ops) >= room:
                 return None
             pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
