@@ -113,6 +113,7 @@ class Doctor:
         self.words = words
         self.flow = FlowGraph(program)
         self._parents: dict[int, dict] = {}
+        self.branch_evidence = None  # the script's branches, read when first asked
 
     # --- naming ----------------------------------------------------------------------
     def name(self, vid: int) -> str:
@@ -240,7 +241,9 @@ class Doctor:
         left = self._left(data_ops, grad_values, end) if rebuilt else []
         if left:
             return self._grouped(left) + self._grouped([self.rebuilt(op) for op in rebuilt])
-        return [self.no_path(x, v, data_ops, end, call)]
+        from gradcli.capture.diagnosis_branches import untaken_branches
+
+        return untaken_branches(self, call, x) or [self.no_path(x, v, data_ops, end, call)]
 
     def _needed(self, x: int, roots, on_path: set, cuts: list[Operation]) -> list[Operation]:
         """The cuts that alone keep x from the output: a cut that x's other paths bypass

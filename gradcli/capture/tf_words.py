@@ -35,6 +35,8 @@ FIXES = {
     "estimator x + tf.stop_gradient(f(x) - x)), and compute from tensors, not from what a "
     "variable was assigned",
     "integer": "keep the path in floating point: integer tensors carry no gradient",
+    "untaken_branch": "only the branch that ran is differentiated: check the condition if "
+    "this source should be trained, or compute both sides and combine them (tf.where)",
     "inplace": "compute from the tensor itself: a value assigned into a variable and read "
     "back has no gradient path to what it was computed from",
     "non_finite": "keep the operation away from its singular points (clip before log or "

@@ -170,14 +170,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ops_newaxis_ellipsis", "static"): ZERO_UNKNOWN,
     ("ops_reductions", "static"): ZERO_UNKNOWN,
     ("ops_slicing", "static"): ZERO_UNKNOWN,
-    ("python_if_constant", "run"): BRANCH,
-    ("python_if_constant", "static"): BRANCH,
-    ("python_if_tensor", "run"): BRANCH,
-    ("python_if_tensor", "static"): BRANCH,
     ("random_integer_indices", "static"): ZERO_UNKNOWN,
     ("seed_001_0", "static"): BRANCH,
-    ("seed_001_0_tensor_branch", "run"): BRANCH,
-    ("seed_001_0_tensor_branch", "static"): BRANCH,
     ("seed_001_1", "static"): ZERO_UNKNOWN,
     ("seed_002_0", "static"): ZERO_UNKNOWN,
     ("stored_assign_from_tensor", "static"): STATE_WRITE,
@@ -188,8 +182,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("tf1_scatter_update", "static"): ZERO_UNKNOWN,
     ("tf1_unconnected_zero", "static"): NO_PATH_LINE,
     ("tf_module_subclass", "static"): ZERO_UNKNOWN,
-    ("untaken_branch_cond", "run"): BRANCH,
-    ("untaken_branch_cond", "static"): BRANCH,
 }
 # expectations issue 29 overrides: a value that reached the loss through a write into
 # state is cut at that line, never "does not use it at all" (no_path)
