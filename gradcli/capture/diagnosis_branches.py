@@ -137,9 +137,13 @@ def _fed(evidence, syntax, construct, branch, call, root_ops, root_values) -> bo
     if target not in construct.results or call.line is None:
         return False
     scope = syntax.scope_of(statement)
-    return scope is not None and _call_in(syntax, scope, call) and any(
-        s.lineno > statement.end_lineno and s.lineno <= call.line <= s.end_lineno
-        for s in construct.later
+    return (
+        scope is not None
+        and _call_in(syntax, scope, call)
+        and any(
+            s.lineno > statement.end_lineno and s.lineno <= call.line <= s.end_lineno
+            for s in construct.later
+        )
     )
 
 
