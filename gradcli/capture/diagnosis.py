@@ -214,7 +214,7 @@ class Doctor:
             return [self.frozen(x, call.first_op)]
         end = call.first_op
         grad_values, _ = self.flow.forward([x], end, gradient=True)
-        _, data_ops = self.flow.forward([x], end)
+        data_values, data_ops = self.flow.forward([x], end)
         root_values, root_ops = self.flow.backward(call.roots, end)
         on_path = sorted(data_ops & root_ops)
         cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values, root_values)]
@@ -229,6 +229,8 @@ class Doctor:
             return causes
         if on_path:
             custom = [ops[o] for o in on_path if ops[o].kind is OpKind.CUSTOM]
+            # a tf.custom_gradient names the inputs its function returned None for
+            custom = [op for op in custom if op.extra.get("none_inputs", data_values) & data_values]
             if custom:
                 return [self.custom(op) for op in custom[:MAX_CAUSES]]
             last = ops[on_path[-1]]

@@ -289,7 +289,10 @@ class GradientCalls:
         rec = self.rec
         index = len(rec.program.ops)
         ins = tuple(call.roots) + tuple(rec.value_of(tensor_of(s)) for s in flat)
-        outs = tuple(rec.new_value(g, index, call.line, True) for g in results if g is not None)
+        made = [g for g in results if g is not None and not _made_in(rec, g, call.first_op)]
+        if not made:
+            return
+        outs = tuple(rec.new_value(g, index, call.line, True) for g in made)
         rec.program.ops.append(
             Operation(
                 index,
@@ -547,6 +550,16 @@ def receiver_text(file, line, method) -> str | None:
     if node is None or not isinstance(node.func, ast.Attribute):
         return None
     return ast.unparse(node.func.value)
+
+
+def _made_in(rec, g, first_op: int) -> bool:
+    """A gradient the call's own recorded ops made (an outer tape recorded them): its data
+    flow is theirs."""
+    entry = rec.tensors.get(id(g))
+    if entry is None or entry[0]() is not g:
+        return False
+    op = rec.program.values[entry[1]].op
+    return op is not None and op >= first_op
 
 
 def source_names(sources, expr) -> list[str]:

@@ -15,6 +15,7 @@ KINDS = {
     "leaves_autograd": "leaves_tape",
     "requires_grad_false": "not_watched",
     "no_grad": "outside_tape",
+    "custom_function": "non_differentiable",  # a tf.custom_gradient that returned None
 }
 FIXES = {
     "detach": "drop the tf.stop_gradient on the path you want the gradient to follow; stop "
@@ -35,6 +36,8 @@ FIXES = {
     "estimator x + tf.stop_gradient(f(x) - x)), and compute from tensors, not from what a "
     "variable was assigned",
     "integer": "keep the path in floating point: integer tensors carry no gradient",
+    "custom_function": "return a gradient for every input from the tf.custom_gradient's "
+    "gradient function: None there means no gradient for that input",
     "untaken_branch": "only the branch that ran is differentiated: check the condition if "
     "this source should be trained, or compute both sides and combine them (tf.where)",
     "inplace": "compute from the tensor itself: a value assigned into a variable and read "
@@ -86,6 +89,11 @@ def read_error(message: str) -> dict | None:
 
 
 _REWORDS = (
+    (
+        re.compile(r"^the backward of (?P<f>\S+) returned no gradient \(None\) for this input$"),
+        "the gradient function of the tf.custom_gradient {f} returns None for this input, so "
+        "no gradient reaches it through {f}",
+    ),
     (
         re.compile(r"(?P<name>.+) was made without requires_grad=True$"),
         "{name} is not watched by the tape: it is a tensor (or a variable with "

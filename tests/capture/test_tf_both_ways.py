@@ -55,8 +55,9 @@ BRANCH = (
     "no_path at the source, not untaken_branch (run-mode gap)"
 )
 CUSTOM_OR_NESTED = (
-    "a cut inside a custom_gradient's backward or a nested tape's inner gradient: the run "
-    "mode says unknown (run-mode gap)"
+    "a nested tape's inner gradient through an op TensorFlow registers NotDifferentiable "
+    "(ResizeBilinearGrad): the run mode names non_differentiable at the inner gradient's "
+    "line, the static reader and the expectation stop_gradient there (convention differs)"
 )
 NO_PATH_LINE = (
     "no_path's line: the static reader names the source's definition or the call that "
@@ -85,8 +86,6 @@ FIT_TRACE_ERROR = (
 # values or the snippet's expectation; "static": the two ways name different causes
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
 KNOWN: dict[tuple[str, str], str] = {
-    ("custom_gradient_none", "run"): CUSTOM_OR_NESTED,
-    ("custom_gradient_none", "static"): CUSTOM_OR_NESTED,
     ("data_from_variables", "static"): NO_PATH_LINE,
     ("data_iterators", "static"): ZERO_UNKNOWN,
     ("data_keras_training_loop", "static"): ZERO_UNKNOWN,
@@ -160,8 +159,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("leaves_tape_np_square", "static"): NUMPY_BUFFER,
     ("leaves_tape_py_function_numpy", "run"): NUMPY_BUFFER,
     ("leaves_tape_py_function_numpy", "static"): ZERO_UNKNOWN,
-    ("nested_tapes_fourth_derivative", "run"): CUSTOM_OR_NESTED,
-    ("nested_tapes_fourth_derivative", "static"): CUSTOM_OR_NESTED,
+    ("nested_tapes_fourth_derivative", "static"): NO_PATH_LINE,
     ("nested_tapes_max_pool_third", "static"): ZERO_UNKNOWN,
     ("numpy_helpers", "run"): NUMPY_BUFFER,
     ("numpy_helpers", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
