@@ -210,9 +210,9 @@ class Doctor:
         v = values[x]
         if not g.leaf:
             return [self.non_leaf(x)]
-        if not g.requires_grad:
-            return [self.frozen(x, call.first_op)]
         end = call.first_op
+        if not g.requires_grad and x in self.flow.backward(call.roots, end)[0]:
+            return [self.frozen(x, end)]  # (frozen and unused: not using it comes first)
         grad_values, _ = self.flow.forward([x], end, gradient=True)
         data_values, data_ops = self.flow.forward([x], end)
         root_values, root_ops = self.flow.backward(call.roots, end)

@@ -134,7 +134,7 @@ def _fed(evidence, syntax, construct, branch, call, root_ops, root_values) -> bo
     if evidence.ran_in(reading, statement.end_lineno, sorted(root_ops)):
         return True
     target = call.root_names[0] if len(call.root_names) == 1 else None
-    if target not in construct.results or call.line is None:
+    if target not in _aliases(construct) or call.line is None:
         return False
     scope = syntax.scope_of(statement)
     return (
@@ -145,6 +145,54 @@ def _fed(evidence, syntax, construct, branch, call, root_ops, root_values) -> bo
             for s in construct.later
         )
     )
+
+
+def _aliases(construct: Construct) -> set[str]:
+    """The construct's result names, and the names later plain assignments (`loss = z`)
+    give them."""
+    names = set(construct.results)
+    for stmt in construct.later:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Name)
+            and stmt.value.id in names
+        ):
+            names.add(stmt.targets[0].id)
+    return names
+
+
+def untaken_for_target(doctor, call) -> list:
+    """For a call whose target is no tensor (a branch that ran returned a Python number):
+    the untaken branches of the sources its text names, by the same rule."""
+    program = doctor.program
+    if call.roots or call.line is None:
+        return []
+    evidence = doctor.branch_evidence
+    if evidence is None:
+        evidence = doctor.branch_evidence = BranchEvidence(program)
+    if evidence.syntax is None:
+        return []
+    causes = []
+    for name in _source_names(evidence.syntax, call.line):
+        vids = [v for v, n in program.names.items() if n == name]
+        if len(vids) == 1:
+            causes += untaken_branches(doctor, call, vids[0])
+    return doctor._grouped(causes)
+
+
+def _source_names(syntax: Syntax, line: int) -> list[str]:
+    """The plain names a gradient call at `line` lists as its sources."""
+    for node in ast.walk(syntax.tree):
+        if not isinstance(node, ast.Call) or node.lineno != line or len(node.args) < 2:
+            continue
+        if not isinstance(node.func, ast.Attribute) or node.func.attr != "gradient":
+            continue
+        sources = node.args[1]
+        items = sources.elts if isinstance(sources, (ast.List, ast.Tuple)) else [sources]
+        return [n.id for n in items if isinstance(n, ast.Name)]
+    return []
 
 
 def _cause(doctor, construct: Construct, branch, name: str):

@@ -344,7 +344,9 @@ class GradientCalls:
             result = original(obj, *args, **kwargs)
         except BaseException as exc:
             made = rec.program.calls[context["first"] :]
-            if made and not isinstance(exc, StopScript) and made[-1].error is None:
+            if not made and kind == "fit" and not isinstance(exc, StopScript):
+                self._failed_fit(context, obj, exc)  # raised as Keras traced the step
+            elif made and not isinstance(exc, StopScript) and made[-1].error is None:
                 # raised after the gradient came back (Keras's apply_gradients on None
                 # gradients): the script's error, its causes the call's; raised while
                 # the step ran its gradient: the call's own error
@@ -359,6 +361,33 @@ class GradientCalls:
         elif kind == "fit" and context["call"] is not None:
             self.hooks.append({"obj": obj, "call": context["call"]})
         return result
+
+    def _failed_fit(self, context, obj, exc) -> None:
+        """A fit that raised before its step's gradient (the loss failed while Keras traced
+        the step): its call at the fit line, with the error TensorFlow raised. A train_step
+        of the script's own makes its calls itself (none, when it raised before one)."""
+        step = next((c for c in type(obj).__mro__ if "train_step" in c.__dict__), None)
+        if step is None or not step.__module__.startswith("keras"):
+            return
+        rec = self.rec
+        call = GradientCall(
+            len(rec.program.calls),
+            "fit",
+            context["line"],
+            context["file"],
+            [],
+            [FIT_TARGET],
+            len(rec.program.ops),
+            function=context["function"],
+            last_op=len(rec.program.ops),
+        )
+        call.error = {"type": type(exc).__name__, "message": str(exc), "line": context["line"]}
+        with contextlib.suppress(Exception):
+            flat = list(obj.trainable_variables)
+            names = [f"{context['model']}.trainable_variables[{i}]" for i in range(len(flat))]
+            call.notes = keras_notes(flat, names, None, "fit")
+        rec.program.calls.append(call)
+        self.errors[id(exc)] = call.index
 
     def _reused(self, context, obj) -> None:
         """A fit that ran a step traced by an earlier fit (no tape.gradient of its own):

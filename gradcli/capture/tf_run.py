@@ -228,6 +228,8 @@ def _integer_source(program, k: int, pair) -> None:
     if g is None or g.dtype not in INTEGER_DTYPES or g.value_id is None:
         return
     cause = pair.causes[0]
+    if cause.kind in (str(K.NO_PATH), str(K.UNTAKEN_BRANCH)):
+        return  # unused as well: not using it is the first thing to change
     made = program.values[g.value_id].line
     watched = (str(K.REQUIRES_GRAD_FALSE), KINDS["requires_grad_false"])
     if made is not None and cause.kind not in watched:

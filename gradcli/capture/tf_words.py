@@ -62,6 +62,7 @@ _PATTERNS = (
     ("symbolic_numpy", re.compile(r"numpy\(\) is only available when eager execution")),
     ("number_backward", re.compile(r"'float' object has no attribute 'dtype'")),
     ("number_backward", re.compile(r"'numpy\.\w+' object has no attribute '_id'")),
+    ("number_target", re.compile(r"Cannot convert the argument `type_value`: .* to a Tens")),
     ("none_gradient", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("none_gradient", re.compile(r"'NoneType' object has no attribute")),
     ("none_gradient", re.compile(r"Attempt to convert a value \(None\)")),
@@ -74,6 +75,9 @@ NOTES = {
     "symbolic_numpy": "inside a tf.function (and Keras's fit, which traces its step) tensors "
     "are symbolic and have no .numpy(): keep TensorFlow ops, or compile with "
     "run_eagerly=True to debug",
+    "number_target": "the target is a Python number, not a tensor (a branch that ran "
+    "returned a constant such as 0.0): TensorFlow cannot differentiate it; return a tensor "
+    "there (tf.zeros_like(...))",
     "none_gradient": "a gradient TensorFlow returned was None and the script used it: the "
     "pairs above say why it is None",
 }

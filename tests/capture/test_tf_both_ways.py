@@ -50,10 +50,6 @@ NUMPY_BUFFER = (
     "py_function body in NumPy, Keras's convert_to_numpy): the run mode does not see it "
     "leave and says no_path or unknown, not leaves_tape (run wrong)"
 )
-BRANCH = (
-    "an untaken Python if or tf.cond branch: the run mode sees only what ran and says "
-    "no_path at the source, not untaken_branch (run-mode gap)"
-)
 CUSTOM_OR_NESTED = (
     "a nested tape's inner gradient through an op TensorFlow registers NotDifferentiable "
     "(ResizeBilinearGrad): the run mode names non_differentiable at the inner gradient's "
@@ -64,10 +60,6 @@ NO_PATH_LINE = (
     "makes the unused result, the run mode the line that drops it or the source's last "
     "use (issue 29 asks for the line that dropped it: the static side where they differ)"
 )
-UNUSED_UNWATCHED = (
-    "a source both unused and unwatchable (non-trainable, integer): the run mode names "
-    "not_watched/integer, the expectation and the static reader no_path (run wrong)"
-)
 STATE_WRITE = (
     "a value that reaches the loss only through variable state (tf.Variable(t), assign): "
     "the static reader says no_path (does not use it), which issue 29 rules out; the run "
@@ -76,11 +68,6 @@ STATE_WRITE = (
 TRAINABLE_FALSE_LINE = (
     "trainable=False set on a Keras weight: the static reader names where it is declared, "
     "the run mode where the variable is made (convention differs)"
-)
-FIT_TRACE_ERROR = (
-    "an error raised while Keras traces the step (.numpy() on a symbolic tensor in the "
-    "loss): the run mode records no call, TensorFlow and the static reader one at the fit "
-    "line (run wrong)"
 )
 # (snippet, side) -> its classes. "run": the run mode differs from TensorFlow's recorded
 # values or the snippet's expectation; "static": the two ways name different causes
@@ -93,8 +80,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("data_slices_loop", "static"): ZERO_UNKNOWN,
     ("jacobian_outer_tape", "static"): ZERO_UNKNOWN,
     ("keras_activations", "static"): ZERO_UNKNOWN,
-    ("keras_batchnorm_training", "run"): UNUSED_UNWATCHED,
-    ("keras_batchnorm_training", "static"): UNUSED_UNWATCHED,
     ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
     ("keras_bidirectional_text_model", "static"): ZERO_CUT_BESIDE,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
@@ -107,8 +92,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_embedding", "static"): ZERO_UNKNOWN,
     ("keras_fit_mse", "static"): ZERO_UNKNOWN,
     ("keras_fit_multi_input", "static"): ZERO_UNKNOWN,
-    ("keras_fit_numpy_loss", "run"): FIT_TRACE_ERROR,
-    ("keras_fit_numpy_loss", "static"): FIT_TRACE_ERROR,
     ("keras_fit_predict_tape", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
     ("keras_fit_regularizers", "static"): ZERO_UNKNOWN,
     ("keras_fit_sparse_softmax", "static"): ZERO_UNKNOWN,
@@ -147,8 +130,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_mask_merge_layers", "static"): ZERO_CUT_BESIDE,
     ("keras_random_init", "static"): ZERO_UNKNOWN,
     ("keras_rnn_cells", "static"): ZERO_UNKNOWN,
-    ("keras_seed_generator_variables", "run"): UNUSED_UNWATCHED,
-    ("keras_seed_generator_variables", "static"): UNUSED_UNWATCHED,
     ("keras_simple_rnn", "static"): ZERO_UNKNOWN,
     ("keras_time_distributed", "static"): ZERO_UNKNOWN,
     ("keras_train_step_guide_functional", "static"): ZERO_UNKNOWN,
@@ -169,7 +150,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ops_reductions", "static"): ZERO_UNKNOWN,
     ("ops_slicing", "static"): ZERO_UNKNOWN,
     ("random_integer_indices", "static"): ZERO_UNKNOWN,
-    ("seed_001_0", "static"): BRANCH,
     ("seed_001_1", "static"): ZERO_UNKNOWN,
     ("seed_002_0", "static"): ZERO_UNKNOWN,
     ("stored_assign_from_tensor", "static"): STATE_WRITE,
