@@ -348,7 +348,10 @@ class GradientCalls:
         rec = self.rec
         index = len(rec.program.ops)
         ins = tuple(call.roots) + tuple(rec.value_of(tensor_of(s)) for s in flat)
-        made = [g for g in results if g is not None and not _made_in(rec, g, call.first_op)]
+        own = call.kind == "gradient"  # a jacobian's ops (pfor's) are not the user's maths
+        made = [
+            g for g in results if g is not None and not (own and _made_in(rec, g, call.first_op))
+        ]
         if not made:
             return
         outs = tuple(rec.new_value(g, index, call.line, True) for g in made)
