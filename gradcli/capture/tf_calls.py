@@ -343,8 +343,10 @@ class GradientCalls:
         )
 
     def _record_as_op(self, call, flat, results) -> None:
-        """A gradient an outer tape records (a second derivative): one op from the targets
-        and sources to the gradients, so the outer call's data flow goes through it."""
+        """A gradient an outer tape records (a second derivative): tape.gradient's results
+        made by the backward ops the outer tape recorded keep that data flow (a source the
+        inner gradient drops is dropped there); any other result becomes one op from the
+        targets and sources, so the outer call's data flow goes through it."""
         rec = self.rec
         index = len(rec.program.ops)
         ins = tuple(call.roots) + tuple(rec.value_of(tensor_of(s)) for s in flat)
