@@ -114,6 +114,7 @@ class Doctor:
         self.words = words
         self.flow = FlowGraph(program)
         self._parents: dict[int, dict] = {}
+        self.branch_evidence = None  # the script's branches, read when first asked
 
     # --- naming ----------------------------------------------------------------------
     def name(self, vid: int) -> str:
@@ -210,11 +211,11 @@ class Doctor:
         v = values[x]
         if not g.leaf:
             return [self.non_leaf(x)]
-        if not g.requires_grad:
-            return [self.frozen(x, call.first_op)]
         end = call.first_op
+        if not g.requires_grad and x in self.flow.backward(call.roots, end)[0]:
+            return [self.frozen(x, end)]  # (frozen and unused: not using it comes first)
         grad_values, _ = self.flow.forward([x], end, gradient=True)
-        _, data_ops = self.flow.forward([x], end)
+        data_values, data_ops = self.flow.forward([x], end)
         root_values, root_ops = self.flow.backward(call.roots, end)
         on_path = sorted(data_ops & root_ops)
         cuts = [ops[o] for o in on_path if self._cuts(ops[o], grad_values, root_values)]
@@ -229,6 +230,8 @@ class Doctor:
             return causes
         if on_path:
             custom = [ops[o] for o in on_path if ops[o].kind is OpKind.CUSTOM]
+            # a tf.custom_gradient names the inputs its function returned None for
+            custom = [op for op in custom if op.extra.get("none_inputs", data_values) & data_values]
             if custom:
                 return [self.custom(op) for op in custom[:MAX_CAUSES]]
             last = ops[on_path[-1]]
@@ -241,7 +244,9 @@ class Doctor:
         left = self._left(data_ops, grad_values, end) if rebuilt else []
         if left:
             return self._grouped(left) + self._grouped([self.rebuilt(op) for op in rebuilt])
-        return [self.no_path(x, v, data_ops, end, call)]
+        from gradcli.capture.diagnosis_branches import untaken_branches
+
+        return untaken_branches(self, call, x) or [self.no_path(x, v, data_ops, end, call)]
 
     def _needed(self, x: int, roots, on_path: set, cuts: list[Operation]) -> list[Operation]:
         """The cuts that alone keep x from the output: a cut that x's other paths bypass

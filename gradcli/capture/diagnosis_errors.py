@@ -379,6 +379,27 @@ def _numpy_grad(doctor, fact, call, line):
     return [doctor.cause(K.LEAVES_AUTOGRAD, op, detail, line=line)]
 
 
+def _number_target(doctor, fact, call, line):
+    """A gradient call whose target is a Python number: the branches that did not run."""
+    from gradcli.capture.diagnosis_branches import untaken_for_target
+
+    return untaken_for_target(doctor, call) if call is not None else []
+
+
+def _symbolic_numpy(doctor, fact, call, line):
+    """.numpy() on a symbolic tensor: where the script called it (the error's own line),
+    the value would have left the tape there."""
+    error = doctor.program.error
+    if error is None or error.line is None or (call is not None and error.in_call != call.index):
+        return []
+    detail = (
+        "a tensor is made a NumPy value here (.numpy()) where it is symbolic (a traced "
+        "tf.function or Keras step, TF1 graph code), so TensorFlow raises; run eagerly it "
+        "would leave the tape, and nothing before it would get a gradient"
+    )
+    return [doctor.cause(K.LEAVES_AUTOGRAD, None, detail, line=error.line)]
+
+
 _READERS = {
     "inplace_saved": _inplace_saved,
     "backward_twice": _backward_twice,
@@ -394,4 +415,6 @@ _READERS = {
     "number_backward": _number_backward,
     "empty_params": _empty_params,
     "numpy_grad": _numpy_grad,
+    "symbolic_numpy": _symbolic_numpy,
+    "number_target": _number_target,
 }

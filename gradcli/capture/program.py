@@ -48,6 +48,7 @@ class Value:
     grad_node: str | None = None  # the framework's name of its gradient node (ReluBackward0)
     parameter: bool = False
     in_forward: bool = False  # made while some module's forward ran
+    span: tuple | None = None  # (line, end line, col, end col) where made outside any op
 
 
 @dataclass

@@ -343,12 +343,20 @@ class GradientCalls:
         )
 
     def _record_as_op(self, call, flat, results) -> None:
-        """A gradient an outer tape records (a second derivative): one op from the targets
-        and sources to the gradients, so the outer call's data flow goes through it."""
+        """A gradient an outer tape records (a second derivative): tape.gradient's results
+        made by the backward ops the outer tape recorded keep that data flow (a source the
+        inner gradient drops is dropped there); any other result becomes one op from the
+        targets and sources, so the outer call's data flow goes through it."""
         rec = self.rec
         index = len(rec.program.ops)
         ins = tuple(call.roots) + tuple(rec.value_of(tensor_of(s)) for s in flat)
-        outs = tuple(rec.new_value(g, index, call.line, True) for g in results if g is not None)
+        own = call.kind == "gradient"  # a jacobian's ops (pfor's) are not the user's maths
+        made = [
+            g for g in results if g is not None and not (own and _made_in(rec, g, call.first_op))
+        ]
+        if not made:
+            return
+        outs = tuple(rec.new_value(g, index, call.line, True) for g in made)
         rec.program.ops.append(
             Operation(
                 index,
@@ -400,7 +408,9 @@ class GradientCalls:
             result = original(obj, *args, **kwargs)
         except BaseException as exc:
             made = rec.program.calls[context["first"] :]
-            if made and not isinstance(exc, StopScript) and made[-1].error is None:
+            if not made and kind == "fit" and not isinstance(exc, StopScript):
+                self._failed_fit(context, obj, exc)  # raised as Keras traced the step
+            elif made and not isinstance(exc, StopScript) and made[-1].error is None:
                 # raised after the gradient came back (Keras's apply_gradients on None
                 # gradients): the script's error, its causes the call's; raised while
                 # the step ran its gradient: the call's own error
@@ -415,6 +425,33 @@ class GradientCalls:
         elif kind == "fit" and context["call"] is not None:
             self.hooks.append({"obj": obj, "call": context["call"]})
         return result
+
+    def _failed_fit(self, context, obj, exc) -> None:
+        """A fit that raised before its step's gradient (the loss failed while Keras traced
+        the step): its call at the fit line, with the error TensorFlow raised. A train_step
+        of the script's own makes its calls itself (none, when it raised before one)."""
+        step = next((c for c in type(obj).__mro__ if "train_step" in c.__dict__), None)
+        if step is None or not step.__module__.startswith("keras"):
+            return
+        rec = self.rec
+        call = GradientCall(
+            len(rec.program.calls),
+            "fit",
+            context["line"],
+            context["file"],
+            [],
+            [FIT_TARGET],
+            len(rec.program.ops),
+            function=context["function"],
+            last_op=len(rec.program.ops),
+        )
+        call.error = {"type": type(exc).__name__, "message": str(exc), "line": context["line"]}
+        with contextlib.suppress(Exception):
+            flat = list(obj.trainable_variables)
+            names = [f"{context['model']}.trainable_variables[{i}]" for i in range(len(flat))]
+            call.notes = keras_notes(flat, names, None, "fit")
+        rec.program.calls.append(call)
+        self.errors[id(exc)] = call.index
 
     def _reused(self, context, obj) -> None:
         """A fit that ran a step traced by an earlier fit (no tape.gradient of its own):
@@ -596,3 +633,13 @@ def _elements(shape) -> int:
     for d in shape:
         n *= d if isinstance(d, int) else 1
     return n
+
+
+def _made_in(rec, g, first_op: int) -> bool:
+    """A gradient the call's own recorded ops made (an outer tape recorded them): its data
+    flow is theirs."""
+    entry = rec.tensors.get(id(g))
+    if entry is None or entry[0]() is not g:
+        return False
+    op = rec.program.values[entry[1]].op
+    return op is not None and op >= first_op

@@ -371,7 +371,9 @@ class Recorder:
         # shapes) the same way, and a rebuilt tensor that matters to a gradient is floating
         numpy = isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc"
         if not exits and not numpy:
-            self.new_value(t, None, line)  # a literal: its line is where it was written
+            vid = self.new_value(t, None, line)  # a literal: its line is where it was written
+            spans = getattr(stack, "spans", ())
+            self.program.values[vid].span = spans[0] if spans else None
             return
         index = len(self.program.ops)
         extra = {"stack": stack}

@@ -12,6 +12,7 @@ from gradcli.capture import script
 from gradcli.capture.program import Captured, OpKind, ProgramError
 from gradcli.capture.tf_calls import GradientCalls
 from gradcli.capture.tf_capture import Recorder, install, user_files
+from gradcli.capture.tf_custom import install as custom_gradients
 from gradcli.capture.tf_words import KINDS
 
 
@@ -106,6 +107,7 @@ def _patch(stack: ExitStack, owner, name: str, make) -> None:
 def _install(stack: ExitStack, rec: Recorder, calls: GradientCalls) -> None:
     """Every hook of the capture, undone when `stack` closes."""
     install(stack, rec)
+    custom_gradients(stack, rec)
     tape = tf.GradientTape
     for method in ("gradient", "jacobian", "batch_jacobian"):
         _patch(stack, tape, method, lambda f, m=method: calls.tape_method(m, f))
@@ -226,6 +228,8 @@ def _integer_source(program, k: int, pair) -> None:
     if g is None or g.dtype not in INTEGER_DTYPES or g.value_id is None:
         return
     cause = pair.causes[0]
+    if cause.kind in (str(K.NO_PATH), str(K.UNTAKEN_BRANCH)):
+        return  # unused as well: not using it is the first thing to change
     made = program.values[g.value_id].line
     watched = (str(K.REQUIRES_GRAD_FALSE), KINDS["requires_grad_false"])
     if made is not None and cause.kind not in watched:

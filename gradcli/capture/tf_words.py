@@ -15,6 +15,7 @@ KINDS = {
     "leaves_autograd": "leaves_tape",
     "requires_grad_false": "not_watched",
     "no_grad": "outside_tape",
+    "custom_function": "non_differentiable",  # a tf.custom_gradient that returned None
 }
 FIXES = {
     "detach": "drop the tf.stop_gradient on the path you want the gradient to follow; stop "
@@ -35,6 +36,10 @@ FIXES = {
     "estimator x + tf.stop_gradient(f(x) - x)), and compute from tensors, not from what a "
     "variable was assigned",
     "integer": "keep the path in floating point: integer tensors carry no gradient",
+    "custom_function": "return a gradient for every input from the tf.custom_gradient's "
+    "gradient function: None there means no gradient for that input",
+    "untaken_branch": "only the branch that ran is differentiated: check the condition if "
+    "this source should be trained, or compute both sides and combine them (tf.where)",
     "inplace": "compute from the tensor itself: a value assigned into a variable and read "
     "back has no gradient path to what it was computed from",
     "non_finite": "keep the operation away from its singular points (clip before log or "
@@ -57,6 +62,7 @@ _PATTERNS = (
     ("symbolic_numpy", re.compile(r"numpy\(\) is only available when eager execution")),
     ("number_backward", re.compile(r"'float' object has no attribute 'dtype'")),
     ("number_backward", re.compile(r"'numpy\.\w+' object has no attribute '_id'")),
+    ("number_target", re.compile(r"Cannot convert the argument `type_value`: .* to a Tens")),
     ("none_gradient", re.compile(r"unsupported operand type\(s\) for .*'NoneType'")),
     ("none_gradient", re.compile(r"'NoneType' object has no attribute")),
     ("none_gradient", re.compile(r"Attempt to convert a value \(None\)")),
@@ -69,6 +75,9 @@ NOTES = {
     "symbolic_numpy": "inside a tf.function (and Keras's fit, which traces its step) tensors "
     "are symbolic and have no .numpy(): keep TensorFlow ops, or compile with "
     "run_eagerly=True to debug",
+    "number_target": "the target is a Python number, not a tensor (a branch that ran "
+    "returned a constant such as 0.0): TensorFlow cannot differentiate it; return a tensor "
+    "there (tf.zeros_like(...))",
     "none_gradient": "a gradient TensorFlow returned was None and the script used it: the "
     "pairs above say why it is None",
 }
@@ -84,6 +93,11 @@ def read_error(message: str) -> dict | None:
 
 
 _REWORDS = (
+    (
+        re.compile(r"^the backward of (?P<f>\S+) returned no gradient \(None\) for this input$"),
+        "the gradient function of the tf.custom_gradient {f} returns None for this input, so "
+        "no gradient reaches it through {f}",
+    ),
     (
         re.compile(r"(?P<name>.+) was made without requires_grad=True$"),
         "{name} is not watched by the tape: it is a tensor (or a variable with "

@@ -29,6 +29,8 @@ FIXES = {
     "step): use a smooth surrogate (softmax instead of argmax, a straight-through "
     "estimator x + (f(x) - x).detach())",
     "integer": "keep the path in floating point: integer tensors carry no gradient",
+    "untaken_branch": "only the branch that ran is differentiated: check the condition if "
+    "this source should be trained, or compute both sides and combine them (torch.where)",
     "not_registered": "register the layer or tensor with its module (nn.ModuleList, "
     "nn.ModuleDict, nn.Parameter) so model.parameters() lists it",
     "not_in_optimizer": "hand the tensor to the optimizer: build it from "

@@ -24,6 +24,14 @@ def roots(packages) -> tuple[str, ...]:
     return tuple(os.path.realpath(r) + os.sep for r in found)
 
 
+class FrameStack(tuple):
+    """((file, line, function), ...) of an operation's user frames, innermost first, with
+    `spans`: per frame, the source span (line, end line, column, end column; UTF-8 byte
+    columns as in `ast`) of the instruction it was running, or None where Python has none."""
+
+    spans: tuple = ()
+
+
 class UserFiles:
     """The user's files, cached by name; `skipped` are generated files' name prefixes
     (autograph's converted code) that are never the user's either."""
@@ -34,6 +42,7 @@ class UserFiles:
         self.skipped = skipped
         self.cache: dict[str, bool] = {script: True}
         self.codes: dict = {}  # code object -> whether its frames are the user's
+        self.positions: dict = {}  # code object -> its instructions' source spans
         self.top = None  # the script's module code: no frame outside it is the user's
 
     def __call__(self, filename: str) -> bool:
@@ -55,11 +64,12 @@ class UserFiles:
         frame = self.frame(frame)
         return (frame.f_code.co_filename, frame.f_lineno) if frame else (None, None)
 
-    def stack(self, frame) -> tuple:
+    def stack(self, frame) -> FrameStack:
         """((file, line, function), ...) of the user frames at or outside `frame`, innermost
-        first (at most MAX_STACK): an operation's line and the lines that called it."""
-        out = []
-        codes, top = self.codes, self.top
+        first (at most MAX_STACK): an operation's line and the lines that called it, with
+        the column span of each frame's instruction (which side of `x if c else y` ran)."""
+        out, spans = [], []
+        codes, top, positions = self.codes, self.top, self.positions
         while frame is not None and len(out) < MAX_STACK:
             code = frame.f_code
             mine = codes.get(code)
@@ -67,10 +77,19 @@ class UserFiles:
                 mine = codes[code] = self._mine(code)
             if mine:
                 out.append((code.co_filename, frame.f_lineno, code.co_name))
+                known = positions.get(code)
+                if known is None:
+                    listed = getattr(code, "co_positions", None)  # Python 3.11 on
+                    known = positions[code] = tuple(listed()) if listed else ()
+                at = frame.f_lasti // 2  # a code unit is 2 bytes; co_positions has one each
+                span = known[at] if 0 <= at < len(known) else None
+                spans.append(span if span is not None and None not in span else None)
             if code is top:
                 break
             frame = frame.f_back
-        return tuple(out)
+        found = FrameStack(out)
+        found.spans = tuple(spans)
+        return found
 
     def summary(self, frames) -> tuple:
         """The same from a traceback's frame summaries (outermost first), as TensorFlow

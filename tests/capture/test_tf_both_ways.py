@@ -58,22 +58,15 @@ NUMPY_BUFFER = (
     "py_function body): the run mode says no_path or a cut beside it, not leaves_tape "
     "(run wrong)"
 )
-BRANCH = (
-    "an untaken Python if or tf.cond branch: the run mode sees only what ran and says "
-    "no_path at the source, not untaken_branch (run-mode gap)"
-)
 CUSTOM_OR_NESTED = (
-    "a cut inside a custom_gradient's backward or a nested tape's inner gradient: the run "
-    "mode says unknown (run-mode gap)"
+    "a nested tape's inner gradient through an op TensorFlow registers NotDifferentiable "
+    "(ResizeBilinearGrad): the run mode names non_differentiable at the inner gradient's "
+    "line, the static reader and the expectation stop_gradient there (convention differs)"
 )
 NO_PATH_LINE = (
     "no_path's line: the static reader names the source's definition or the call that "
     "makes the unused result, the run mode the line that drops it or the source's last "
     "use (issue 29 asks for the line that dropped it: the static side where they differ)"
-)
-UNUSED_UNWATCHED = (
-    "a source both unused and unwatchable (non-trainable, integer): the run mode names "
-    "not_watched/integer, the expectation and the static reader no_path (run wrong)"
 )
 STATE_WRITE = (
     "a value that reaches the loss only through variable state (tf.Variable(t), assign): "
@@ -84,29 +77,18 @@ TRAINABLE_FALSE_LINE = (
     "trainable=False set on a Keras weight: the static reader names where it is declared, "
     "the run mode where the variable is made (convention differs)"
 )
-FIT_TRACE_ERROR = (
-    "an error raised while Keras traces the step (.numpy() on a symbolic tensor in the "
-    "loss): the run mode records no call, TensorFlow and the static reader one at the fit "
-    "line (run wrong)"
-)
 # (snippet, side) -> its classes. "run": the run mode differs from TensorFlow's recorded
 # values or the snippet's expectation; "static": the two ways name different causes
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
 KNOWN: dict[tuple[str, str], str] = {
-    ("custom_gradient_none", "run"): CUSTOM_OR_NESTED,
-    ("custom_gradient_none", "static"): CUSTOM_OR_NESTED,
     ("data_from_variables", "static"): NO_PATH_LINE,
     ("data_keras_training_loop", "static"): RANDOM_ZEROS,
-    ("keras_batchnorm_training", "run"): UNUSED_UNWATCHED,
-    ("keras_batchnorm_training", "static"): UNUSED_UNWATCHED,
     ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
     ("keras_bidirectional_text_model", "static"): RANDOM_ZEROS,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
     ("keras_conv_pool_layers", "static"): ZERO_UNKNOWN,
     ("keras_custom_layer", "run"): TRAINABLE_FALSE_LINE,
     ("keras_custom_layer", "static"): TRAINABLE_FALSE_LINE,
-    ("keras_fit_numpy_loss", "run"): FIT_TRACE_ERROR,
-    ("keras_fit_numpy_loss", "static"): FIT_TRACE_ERROR,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
     ("keras_functional", "static"): "; ".join([NO_PATH_LINE, ZERO_UNKNOWN]),
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,
@@ -118,22 +100,12 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_mask_fit", "static"): ZERO_CUT_BESIDE,
     ("keras_mask_lstm_fit", "static"): ZERO_UNKNOWN,
     ("keras_mask_merge_layers", "static"): ZERO_CUT_BESIDE,
-    ("keras_seed_generator_variables", "run"): UNUSED_UNWATCHED,
-    ("keras_seed_generator_variables", "static"): UNUSED_UNWATCHED,
     ("keras_unused_head", "static"): NO_PATH_LINE,
     ("leaves_tape_py_function_numpy", "run"): NUMPY_BUFFER,
-    ("nested_tapes_fourth_derivative", "run"): CUSTOM_OR_NESTED,
-    ("nested_tapes_fourth_derivative", "static"): CUSTOM_OR_NESTED,
+    ("nested_tapes_fourth_derivative", "static"): NO_PATH_LINE,
     ("nested_tapes_max_pool_third", "static"): ZERO_UNKNOWN,
     ("numpy_helpers", "run"): NUMPY_BUFFER,
     ("numpy_helpers", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
-    ("python_if_constant", "run"): BRANCH,
-    ("python_if_constant", "static"): BRANCH,
-    ("python_if_tensor", "run"): BRANCH,
-    ("python_if_tensor", "static"): BRANCH,
-    ("seed_001_0", "static"): BRANCH,
-    ("seed_001_0_tensor_branch", "run"): BRANCH,
-    ("seed_001_0_tensor_branch", "static"): BRANCH,
     ("seed_002_0", "static"): ZERO_UNKNOWN,
     ("stored_assign_from_tensor", "static"): STATE_WRITE,
     ("stored_variable_from_tensor", "static"): STATE_WRITE,
@@ -141,8 +113,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("tf1_graph_losses", "static"): ZERO_UNKNOWN,
     ("tf1_scatter_update", "static"): ZERO_UNKNOWN,
     ("tf1_unconnected_zero", "static"): NO_PATH_LINE,
-    ("untaken_branch_cond", "run"): BRANCH,
-    ("untaken_branch_cond", "static"): BRANCH,
 }
 # expectations issue 29 overrides: a value that reached the loss through a write into
 # state is cut at that line, never "does not use it at all" (no_path)
