@@ -67,11 +67,6 @@ UNUSED_UNWATCHED = (
     "a source both unused and unwatchable (non-trainable, integer): the run mode names "
     "not_watched/integer, the expectation and the static reader no_path (run wrong)"
 )
-STATE_WRITE = (
-    "a value that reaches the loss only through variable state (tf.Variable(t), assign): "
-    "the static reader says no_path (does not use it), which issue 29 rules out; the run "
-    "mode's cut at the write is right (static wrong)"
-)
 TRAINABLE_FALSE_LINE = (
     "trainable=False set on a Keras weight: the static reader names where it is declared, "
     "the run mode where the variable is made (convention differs)"
@@ -180,8 +175,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("seed_001_0_tensor_branch", "static"): BRANCH,
     ("seed_001_1", "static"): ZERO_UNKNOWN,
     ("seed_002_0", "static"): ZERO_UNKNOWN,
-    ("stored_assign_from_tensor", "static"): STATE_WRITE,
-    ("stored_variable_from_tensor", "static"): STATE_WRITE,
     ("tf1_gradients_grad_ys", "static"): NO_PATH_LINE,
     ("tf1_graph_losses", "static"): ZERO_UNKNOWN,
     ("tf1_optimizer_watched_variables", "static"): ZERO_UNKNOWN,
@@ -191,12 +184,10 @@ KNOWN: dict[tuple[str, str], str] = {
     ("untaken_branch_cond", "run"): BRANCH,
     ("untaken_branch_cond", "static"): BRANCH,
 }
-# expectations issue 29 overrides: a value that reached the loss through a write into
-# state is cut at that line, never "does not use it at all" (no_path)
-OVERRIDE = {
-    ("stored_assign_from_tensor", 0, "x"): ("non_differentiable", 11),
-    ("stored_variable_from_tensor", 0, "x"): ("non_differentiable", 10),
-}
+# expectations issue 29 overrides, (snippet, call, source) -> (kind, line): none now (a value
+# that reached the loss through a write into state is cut at the write in the snippets' own
+# expectations, non_differentiable, never no_path)
+OVERRIDE: dict[tuple[str, int, str], tuple[str, int]] = {}
 
 
 def _graph_mode(name: str) -> bool:
