@@ -290,8 +290,7 @@ def _map(it, ds: Dataset, args, kwargs, node):
             yield _apply(it, fn, element, node, "map")
 
     out = _derive(ds, source, ds.card, "_MapDataset", spec)
-    found = [(v.label, v.pos.line) for v in read]
-    out.origins = tuple(dict.fromkeys((*ds.origins, *found)))
+    out.origins = tuple(dict.fromkeys((*ds.origins, *read)))
     return out
 
 

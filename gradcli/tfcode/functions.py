@@ -205,11 +205,13 @@ class FunctionMixin:
             self.refuse(node, f"helpers nested more than {MAX_CALL_DEPTH} calls deep (recursion?)")
         self.depth += 1
         saved = (self.label, self.target_name)
+        self.frames.enter(len(self.g), self.pos(node))
         try:
             self.block(fn.body, frame)
         except _Return as ret:
             return ret.value
         finally:
+            self.frames.leave(len(self.g))
             self.depth -= 1
             self.label, self.target_name = saved
         return None

@@ -14,6 +14,7 @@ from gradcli.core.problem import ZEROS, Problem, Source
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.tfcode.interpret import Interpreter
 from gradcli.tfcode.support import _short
+from gradcli.tfcode.unused_sources import dropped_sources
 from gradcli.tfcode.values import Tape, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only: calls.py imports this module
@@ -136,6 +137,7 @@ class Lowering:
         self.wrt_program = list(source_of)
         L.entries = list(outputs)
         source = Source(it.file, it.lines, self.positions, functions=dict(it.functions))
+        source.no_path = dropped_sources(it, {x: n for x, (n, _) in source_of.items()}, target_ids)
         return Problem(self.call, L, outputs, wrt, seed_list, mode, source)
 
     def _needed(self, roots: list[int], source_of: dict) -> bytearray:
@@ -267,6 +269,15 @@ class Lowering:
     def copy_back(self, ev: Evaluation, node) -> list:
         """The gradients as program values: gradient nodes copied into the program graph
         (from the graph the evaluation built them in, a copy of the lowered one)."""
+        it = self.it
+        start = len(it.g)
+        try:
+            return self._copy_back(ev, node)
+        finally:  # gradient nodes: not uses of a source where no_path names one
+            it.gradient_nodes.update(range(start, len(it.g)))
+
+    def _copy_back(self, ev: Evaluation, node) -> list:
+        """copy_back's work (see there)."""
         it, L = self.it, ev.problem.graph
         results = []
         mapping = dict(self.back)

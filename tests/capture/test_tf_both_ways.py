@@ -59,9 +59,9 @@ CUSTOM_OR_NESTED = (
     "mode says unknown (run-mode gap)"
 )
 NO_PATH_LINE = (
-    "no_path's line: the static reader names the source's definition or the call that "
-    "makes the unused result, the run mode the line that drops it or the source's last "
-    "use (issue 29 asks for the line that dropped it: the static side where they differ)"
+    "no_path's line for a TF1 placeholder nothing uses: the static reader names its "
+    "definition, as the run mode's own rule (made at line N) says; the graph-mode run mode "
+    "records the placeholder as made at the tf.gradients line (run wrong)"
 )
 UNUSED_UNWATCHED = (
     "a source both unused and unwatchable (non-trainable, integer): the run mode names "
@@ -82,7 +82,6 @@ FIT_TRACE_ERROR = (
 KNOWN: dict[tuple[str, str], str] = {
     ("custom_gradient_none", "run"): CUSTOM_OR_NESTED,
     ("custom_gradient_none", "static"): CUSTOM_OR_NESTED,
-    ("data_from_variables", "static"): NO_PATH_LINE,
     ("data_iterators", "static"): ZERO_UNKNOWN,
     ("data_keras_training_loop", "static"): ZERO_UNKNOWN,
     ("data_python_floats", "static"): ZERO_UNKNOWN,
@@ -110,7 +109,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_fit_sparse_softmax", "static"): ZERO_UNKNOWN,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
     ("keras_fit_validation_split", "static"): ZERO_UNKNOWN,
-    ("keras_functional", "static"): "; ".join([NO_PATH_LINE, ZERO_UNKNOWN]),
+    ("keras_functional", "static"): ZERO_UNKNOWN,
     ("keras_guide_subclass", "static"): ZERO_UNKNOWN,
     ("keras_layernorm_float64", "static"): ZERO_UNKNOWN,
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,
@@ -148,7 +147,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_simple_rnn", "static"): ZERO_UNKNOWN,
     ("keras_time_distributed", "static"): ZERO_UNKNOWN,
     ("keras_train_step_guide_functional", "static"): ZERO_UNKNOWN,
-    ("keras_unused_head", "static"): NO_PATH_LINE,
     ("leaves_tape_np_mean", "run"): NUMPY_BUFFER,
     ("leaves_tape_np_mean", "static"): NUMPY_BUFFER,
     ("leaves_tape_np_square", "run"): NUMPY_BUFFER,

@@ -35,7 +35,7 @@ READ = [
     "nested_tapes_second_derivative", "nested_tapes_third_derivative",
     "nested_tapes_fourth_derivative", "nested_tapes_max_pool_third", "spec_gaps_ops",
     "truncatemod_no_gradient",
-    "non_differentiable_argmax",
+    "no_path_dropped_result", "non_differentiable_argmax",
     "non_differentiable_comparison", "non_differentiable_round", "not_watched_constant",
     "leaves_tape_float_partial", "not_watched_trainable_false", "numpy_in_tf_function",
     "ops_gather_repeated", "ops_matmul", "ops_newaxis_ellipsis", "ops_multi_output",
