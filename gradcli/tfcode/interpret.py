@@ -129,6 +129,10 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.frames = Frames()
         self.gradient_nodes: set[int] = set()
         self.reads_from: dict[int, tuple[int, ...]] = {}
+        # whether AutoGraph converts the code being read, innermost last (empty: eager code):
+        # a tf.function's or a Dataset.map's function and the user functions they call are
+        # converted; what Keras or tf.custom_gradient calls is not (see pybuiltins.py)
+        self.autograph: list[bool] = []
 
     # --- running ------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> None:
