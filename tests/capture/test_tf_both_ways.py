@@ -68,8 +68,10 @@ UNUSED_UNWATCHED = (
     "not_watched/integer, the expectation and the static reader no_path (run wrong)"
 )
 TRAINABLE_FALSE_LINE = (
-    "trainable=False set on a Keras weight: the static reader names where it is declared, "
-    "the run mode where the variable is made (convention differs)"
+    "trainable=False set on a Keras weight: the static reader and the snippet's expectation "
+    "name the add_weight that set it (the cause's own line, as issue 29 asks of a cause "
+    "inside a layer), the run mode the line of the gradient call's frame where the weight "
+    "was made on the first call (run wrong)"
 )
 FIT_TRACE_ERROR = (
     "an error raised while Keras traces the step (.numpy() on a symbolic tensor in the "
