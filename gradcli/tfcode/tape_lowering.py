@@ -164,13 +164,16 @@ class Lowering:
         v, code, label = it.stored[i]
         n = it.g[i]
         detail = (
-            f"{_short(code, 60)} copies a value into the variable {label}; reading {label} later "
-            "starts afresh, so no gradient flows back through the copy to what it was computed "
+            f"{_short(code, 60)} writes a value into the variable {label}; reading {label} later "
+            "starts afresh, so no gradient flows back through the write to what it was computed "
             f"from; differentiate with respect to {label}, or use the tensor itself"
         )
-        summary = f"{_short(code, 40)}, a copy into a variable"
-        b = self._boundary(self.memo[v], TapeCause.STORED, detail, summary, label, n.pos)
-        self.positions.setdefault(label, n.pos)
+        summary = f"{_short(code, 40)}, a write into a variable"
+        entry = label  # a later write into the same variable: an entry of its own line
+        if label in self.positions and self.positions[label].line != n.pos.line:
+            entry = f"{label}@{n.pos.line}"
+        b = self._boundary(self.memo[v], TapeCause.STORED, detail, summary, entry, n.pos)
+        self.positions.setdefault(entry, n.pos)
         self.back[b] = i
         return b
 

@@ -72,6 +72,7 @@ READ = [
     "keras_fit_mse", "keras_fit_custom_loss", "keras_train_on_batch", "keras_fit_numpy_loss",
     "keras_fit_argmax_loss", "tf1_optimizer_minimize", "keras_fit_sparse_softmax",
     "keras_fit_regularizers", "stored_variable_from_tensor", "stored_assign_from_tensor",
+    "stored_assign_add_from_tensor",
     "keras_mask_embedding_rnn", "keras_mask_fit", "keras_mask_masking_layer",
     "keras_mask_lstm_fit", "keras_mask_custom_layer", "keras_mask_merge_layers",
     "keras_add_loss_layer", "keras_add_loss_fit", "keras_bidirectional_lstm",
