@@ -51,7 +51,7 @@ READ = [
     "tf1_get_variable_eager", "tf1_get_variable_scope", "tf1_scatter_update",
     "tf1_gradients_grad_ys", "tf1_gradients_none_fetch", "tf1_stop_gradients_arg",
     "tf1_unconnected_zero", "tf_function_call_form", "tf_function_train_step",
-    "tf_function_signature_match",
+    "tf_function_signature_match", "tf_function_float_cast",
     "tf_gradients_eager",
     "unconnected_zero_enum", "unconnected_zero_string", "untaken_branch_cond",
     "variable_rebound_before_tape", "variable_rebound_in_tape", "watch_accessed_false",
