@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,7 @@ class Source:
     seed_positions: dict[str, Pos] = field(default_factory=dict)  # grad_ys given, by output
     # inputs the outputs do not depend on, by name, where the front end knows the line that
     # dropped what was computed from them: (that position, the clause saying so)
-    no_path: dict[str, tuple[Pos, str]] = field(default_factory=dict)
+    no_path: Mapping[str, tuple[Pos, str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from gradcli.core.problem import ZEROS, Problem, Source
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.tfcode.interpret import Interpreter
 from gradcli.tfcode.support import _short
-from gradcli.tfcode.unused_sources import dropped_sources
+from gradcli.tfcode.unused_sources import DroppedSources
 from gradcli.tfcode.values import Tape, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only: calls.py imports this module
@@ -137,7 +137,7 @@ class Lowering:
         self.wrt_program = list(source_of)
         L.entries = list(outputs)
         source = Source(it.file, it.lines, self.positions, functions=dict(it.functions))
-        source.no_path = dropped_sources(it, {x: n for x, (n, _) in source_of.items()}, target_ids)
+        source.no_path = DroppedSources(it, {x: n for x, (n, _) in source_of.items()}, target_ids)
         return Problem(self.call, L, outputs, wrt, seed_list, mode, source)
 
     def _needed(self, roots: list[int], source_of: dict) -> bytearray:

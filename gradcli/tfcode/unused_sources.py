@@ -21,6 +21,7 @@ element made from variables) counts as a use of them that passes nothing on
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from gradcli.core.graph import CONST_OP, INPUT_OP
@@ -62,19 +63,38 @@ class Frames:
         return self.stacks[bisect_right(self.starts, node) - 1]
 
 
-def dropped_sources(it: Interpreter, sources: dict, targets: list[int]) -> dict:
+class DroppedSources(Mapping):
     """{name: (position, clause)} for the sources (program node -> name) the targets do not
-    depend on, where something made before this gradient call used them."""
-    g, end, frame = it.g, len(it.g), it.frames.current
-    root = g.ancestors(targets) if targets else bytearray(len(g))
-    out = {}
-    for x, name in sources.items():
-        if x < len(root) and root[x]:
-            continue  # the targets read it (connected, or cut on the way)
-        found = no_path_at(it, x, root, end, frame)
-        if found is not None:
-            out[name] = found
-    return out
+    depend on, where something made before the gradient call used them: worked out on first
+    use (only a no_path asks), from the program graph as it was at the call (nodes before it
+    never change; later ones are not looked at)."""
+
+    def __init__(self, it: Interpreter, sources: dict, targets: list[int]):
+        self.it, self.sources, self.targets = it, sources, targets
+        self.end, self.frame = len(it.g), it.frames.current
+        self._found: dict | None = None
+
+    def _all(self) -> dict:
+        if self._found is None:
+            it, end = self.it, self.end
+            root = it.g.ancestors(self.targets) if self.targets else bytearray(end)
+            self._found = {}
+            for x, name in self.sources.items():
+                if x < len(root) and root[x]:
+                    continue  # the targets read it (connected, or cut on the way)
+                found = no_path_at(it, x, root, end, self.frame)
+                if found is not None:
+                    self._found[name] = found
+        return self._found
+
+    def __getitem__(self, name: str):
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def no_path_at(it: Interpreter, x: int, root: bytearray, end: int, frame: tuple):
