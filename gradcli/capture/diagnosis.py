@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gradcli.capture.flowgraph import FlowGraph
 from gradcli.capture.program import Captured, Gradient, GradientCall, Operation, OpKind
+from gradcli.capture.zero_walk import read_births
 from gradcli.explain.analysis import Cause, Pair
 from gradcli.explain.report import CauseKind as K
 from gradcli.explain.report import OriginKind, Status
@@ -585,8 +586,13 @@ class Doctor:
             zeros = [s[1] for s in slots if s is not None and s[0] and s[1] / s[0] > share]
             return max(zeros) if zeros else 0
 
+        if any(n.read is not None for n in call.nodes):  # read by the edge: walk from x
+            toward, own = self.toward(call, g.value_id)
+            births = read_births(call.nodes, own, toward)
+        else:
+            births = [(i, c, None) for i, c in self._births(call, g.value_id, more_zeros, True)]
         causes = []
-        for i, count in self._births(call, g.value_id, more_zeros, boundary=True):
+        for i, count, read in births:
             op = self._node_op(call, i)
             role = op.extra.get("role") if op is not None else None
             if role == "padding":
@@ -599,15 +605,17 @@ class Doctor:
                 causes.append(self.cause(K.MASK, None, detail, elements=count, line=at,
                                          use_line=op.line))  # fmt: skip
                 continue
-            kind = ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)
+            kind = read or ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)  # read: the edge's word
             name = op.name if op is not None else "an operation"
             detail = (
                 f"the gradient through {name} turns zero at {count} element"
                 f"{'s' * (count != 1)} where the gradient it received does not"
             )
+            if kind == K.CANCELLATION:
+                detail += ": the nonzero terms it passes back sum to zero there"
             if kind == K.INACTIVE:
                 detail += ": units whose input is at or below the threshold (dead units)"
-            elif kind == K.ZERO_DERIVATIVE and role == "mask":
+            elif kind == K.ZERO_DERIVATIVE and role == "mask" and not read:
                 kind = K.MASK
             if kind == K.MASK and op.extra.get("ignored"):
                 ignored, total = op.extra["ignored"]

@@ -14,8 +14,9 @@ class ExitedValues:
     def __init__(self):
         self.kept: dict[int, tuple] = {}
 
-    def keep(self, out, index: int) -> None:
-        """Remember a value (and a list's items) that the EXIT operation `index` made."""
+    def keep(self, out, index) -> None:
+        """Remember a value (and a list's items) that the EXIT operation `index` made (a
+        tuple of them: made from several)."""
         for value in [out, *(out[:MAX_SCAN] if isinstance(out, list) else ())]:
             if len(self.kept) >= MAX_EXITS:
                 self.kept.pop(next(iter(self.kept)))
@@ -29,7 +30,8 @@ class ExitedValues:
             obj, left = stack.pop()
             entry = self.kept.get(id(obj))
             if entry is not None and entry[0] is obj and not isinstance(obj, (bool, int)):
-                found.append(entry[1])
+                index = entry[1]  # one EXIT op, or several (a NumPy result of many)
+                found.extend(index if isinstance(index, tuple) else (index,))
             elif left and isinstance(obj, (list, tuple)):
                 stack.extend((item, left - 1) for item in obj[:MAX_SCAN])
         return tuple(dict.fromkeys(found))

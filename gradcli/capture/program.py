@@ -81,6 +81,9 @@ class GradNode:
     leaf: int | None = None  # value id, for a node that accumulates into a leaf
     out: tuple | None = None  # (elements, zeros, non-finite) of the gradient it received
     slots: tuple | None = None  # per slot: (elements, zeros, non-finite) or None
+    # per slot, (kind, elements) of the zeros born here as the edge read them from the
+    # framework's arrays (kind None: it made none), None where unread
+    read: tuple | None = None
 
 
 @dataclass

@@ -12,22 +12,22 @@ callback recorded, with TensorFlow's own word on which ops a tape recorded.
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import linecache
-from functools import lru_cache
 
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import record
 from tensorflow.python.framework.func_graph import FuncGraph
 
+from gradcli.capture import tf_grad_nodes
 from gradcli.capture.program import Gradient, GradientCall, Operation, OpKind
 from gradcli.capture.script import StopScript
+from gradcli.capture.tf_call_names import call_texts, keras_notes, receiver_text, source_names
 from gradcli.capture.tf_capture import Recorder, is_eager
 
 MAX_VALUE = 10_000  # elements of a gradient written out in full
 FIT_TARGET = "compiled loss"
+PER_OP_KINDS = ("gradient", "fit")  # calls given a per-op gradient graph
 METHODS = {"gradient": "gradient", "jacobian": "jacobian", "batch_jacobian": "batch_jacobian"}
 
 
@@ -134,11 +134,12 @@ class GradientCalls:
             context["call"] = call
         if any(_zero_mode(a) for a in (*args, *kwargs.values())):
             rec.program.facts.setdefault("zero_mode_calls", set()).add(call.index)
+        p = self._plan(call, kind, tape, flat, targets) if not outer else None
         self.depth += 1
         if not outer:
             rec.busy += 1
         try:
-            result = original(tape, target, sources, *args, **kwargs)
+            result, inner = _ask(original, tape, target, sources, p, args, kwargs)
         except BaseException as exc:
             if not isinstance(exc, StopScript):
                 call.error = {"type": type(exc).__name__, "message": str(exc), "line": line}
@@ -151,10 +152,43 @@ class GradientCalls:
                 rec.busy -= 1
         self.returned.add(id(call))
         try:
-            self._end(call, tape, flat, names, result, targets if outer else None)
+            self._end(call, tape, flat, names, result, targets if outer else None, (p, inner))
         except Exception as exc:
             rec.failure = exc
         return result
+
+    def _plan(self, call, kind, tape, flat, targets) -> tf_grad_nodes.Plan | None:
+        """The intermediate values to ask the call's tape for (None: not asked)."""
+        if kind not in PER_OP_KINDS or tape is None or len(targets) != 1:
+            return None
+        try:
+            ids = [self.rec.value_of(tensor_of(s), call.line) if s is not None else None
+                   for s in flat]  # fmt: skip
+            return tf_grad_nodes.plan(self.rec, call.roots, ids, len(self.rec.program.ops),
+                                      targets[0])  # fmt: skip
+        except Exception:  # no per-op graph for this call: the diagnosis says so
+            return None
+
+    def _per_op(self, call, p, arrays, operands) -> None:
+        """The call's per-op gradient graph, when some gradient holds zeros (and none a
+        NaN or Inf: those are traced from the forward values)."""
+        statuses = {g.status for g in call.gradients}
+        if "non_finite" in statuses or not statuses & {"zero", "partially_zero"}:
+            return
+        counts = {}
+        for vid, g in zip(p.sources, call.gradients):
+            if vid is not None and g.reached:
+                counts[vid] = (g.elements, g.zero_elements, g.nonfinite_elements)
+        grads = {}
+        for vid, a in zip(p.values, arrays):
+            counts[vid] = _count(np.asarray(a)) if a is not None else None
+            if a is not None:
+                grads[vid] = np.asarray(a)
+        for vid, g in zip(p.sources, call.gradients):
+            if vid is not None and g.reached and g.value is not None:
+                grads[vid] = np.asarray(g.value, dtype=g.dtype)
+        program = self.rec.program
+        call.nodes = tf_grad_nodes.nodes(program, p, call.roots, counts, grads, operands)
 
     def _retraced(self, kind, file, line) -> None:
         """A call site made again in the same fit (tf.function traced the step twice, the
@@ -194,7 +228,7 @@ class GradientCalls:
                 rec.program.names.setdefault(rec.value_of(tensor_of(flat[i]), line), name)
         return call, targets, flat, names
 
-    def _end(self, call, tape, flat, names, result, outer_targets) -> None:
+    def _end(self, call, tape, flat, names, result, outer_targets, per_op) -> None:
         rec = self.rec
         call.last_op = len(rec.program.ops)
         results = tf.nest.flatten(result) if result is not None else []
@@ -247,17 +281,37 @@ class GradientCalls:
                 grad.status = "connected"
                 grad.shape, grad.dtype = _shape(g), g.dtype.name
                 symbolic.append((grad, g))
+        p, inner = per_op
         if symbolic:
-            self._read_later(call, symbolic)
+            self._read_later(call, symbolic, p, inner)
+        elif p is not None and inner is not None:
+            operands = {v: t._numpy() for v, t in p.operands.items()}
+            self._per_op(call, p, [_numpy(g, rec) for g in inner], operands)
         if outer_targets is not None and results:
             self._record_as_op(call, flat, results)
 
-    def _read_later(self, call, symbolic) -> None:
+    def _read_later(self, call, symbolic, p=None, inner=None) -> None:
         """A stateful tf.numpy_function after the traced gradients reads their numbers when
-        the traced step first runs."""
+        the traced step first runs (and the intermediate values' gradients, if asked)."""
         state = {"done": False}
         grads = [g for _, g in symbolic]
         records = [r for r, _ in symbolic]
+        extra, present, fetched, known = [], [], [], {}
+        if p is not None and inner is not None and isinstance(grads[0].graph, FuncGraph):
+            self.rec.busy += 1
+            try:
+                for g in inner:
+                    present.append(g is not None)
+                    if g is not None:
+                        extra.append(tf.convert_to_tensor(g))
+            finally:
+                self.rec.busy -= 1
+            for v, t in p.operands.items():
+                if is_eager(t):
+                    known[v] = t._numpy()
+                else:
+                    fetched.append(v)
+                    extra.append(t)
         if not isinstance(getattr(grads[0], "graph", None), FuncGraph):  # TF1 graph code
             self.pending.append((records, grads))
             call.notes.append(
@@ -271,11 +325,16 @@ class GradientCalls:
                 state["done"] = True
                 for r, a in zip(records, arrays):
                     fill(r, np.asarray(a))
+                if extra:
+                    got = iter(arrays[len(records) :])
+                    inner_arrays = [next(got) if k else None for k in present]
+                    operands = {**known, **{v: np.asarray(next(got)) for v in fetched}}
+                    self._per_op(call, p, inner_arrays, operands)
             return np.zeros((), np.float32)
 
         self.rec.busy += 1
         try:
-            tf.numpy_function(read, grads, tf.float32, stateful=True)
+            tf.numpy_function(read, grads + extra, tf.float32, stateful=True)
         finally:
             self.rec.busy -= 1
         call.notes.append(
@@ -438,6 +497,44 @@ class GradientCalls:
         return watch
 
 
+def _ask(original, tape, target, sources, p, args, kwargs):
+    """(the call's result, the gradients of p's intermediate values or None).
+
+    Eager: one call of the tape, the script's sources first, so TensorFlow computes
+    exactly what it would (TensorFlow's own call is made where that fails). Traced: the
+    script's call as it is, then a separate symbolic gradient of the same target, so the
+    ops that compute the script's gradients are not touched.
+    """
+    if p is None:
+        return original(tape, target, sources, *args, **kwargs), None
+    if not is_eager(p.tensors[0]):
+        result = original(tape, target, sources, *args, **kwargs)
+        try:
+            seed = kwargs.get("output_gradients", args[0] if args else None)
+            inner = tf.gradients(target, p.tensors, grad_ys=seed)
+        except Exception:  # no per-op graph for this call
+            return result, None
+        return result, inner
+    try:
+        both = original(tape, target, [sources, p.tensors], *args, **kwargs)
+    except Exception:
+        return original(tape, target, sources, *args, **kwargs), None
+    return both[0], both[1]
+
+
+def _numpy(g, rec):
+    """An eager gradient's array (None for None; an IndexedSlices made dense)."""
+    if g is None:
+        return None
+    if isinstance(g, tf.IndexedSlices):
+        rec.busy += 1
+        try:
+            g = tf.convert_to_tensor(g)
+        finally:
+            rec.busy -= 1
+    return g._numpy()
+
+
 def _computable(tensors, fed: set, limit: int = 100_000) -> bool:
     """Whether every placeholder the tensors depend on is fed (an iterative walk)."""
     seen, stack = set(), [t.op for t in tensors]
@@ -499,93 +596,3 @@ def _elements(shape) -> int:
     for d in shape:
         n *= d if isinstance(d, int) else 1
     return n
-
-
-# --- the script's words for a call -------------------------------------------------------
-@lru_cache(maxsize=64)
-def _tree(file: str):
-    text = "".join(linecache.getlines(file))
-    try:
-        return ast.parse(text), text
-    except (SyntaxError, ValueError):
-        return None, text
-
-
-CALL_NAMES = ("gradient", "jacobian", "batch_jacobian", "gradients", "minimize")
-
-
-def _call_at(file, line, names):
-    tree, _ = _tree(file) if file else (None, "")
-    if tree is None:
-        return None
-    best = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in names and (best is None or node.lineno >= best.lineno):
-                best = node
-    return best
-
-
-def call_texts(file, line):
-    """(target expression, sources expression node) of a gradient call at a line."""
-    node = _call_at(file, line, CALL_NAMES)
-    if node is None:
-        return None
-    args = list(node.args)
-    keywords = {k.arg: k.value for k in node.keywords}
-    target = args[0] if args else keywords.get("target", keywords.get("ys", keywords.get("loss")))
-    sources = args[1] if len(args) > 1 else None
-    for key in ("sources", "source", "xs", "var_list"):
-        sources = keywords.get(key, sources)
-    return (ast.unparse(target) if target is not None else None), sources
-
-
-def receiver_text(file, line, method) -> str | None:
-    node = _call_at(file, line, (method,))
-    if node is None or not isinstance(node.func, ast.Attribute):
-        return None
-    return ast.unparse(node.func.value)
-
-
-def source_names(sources, expr) -> list[str]:
-    """The name of each flattened source (tf.nest order), as the static reader names them."""
-    return [n for _, n in _named(sources, expr, ast.unparse(expr) if expr is not None else "?")]
-
-
-def _named(value, expr, text) -> list:
-    if isinstance(value, dict):
-        exprs = {}
-        if isinstance(expr, ast.Dict):
-            for k, v in zip(expr.keys, expr.values):
-                with contextlib.suppress(ValueError, SyntaxError, TypeError):
-                    exprs[ast.literal_eval(k)] = v
-        out = []
-        for key in sorted(value):
-            sub = exprs.get(key)
-            sub_text = ast.unparse(sub) if sub is not None else f"{text}[{key!r}]"
-            out += _named(value[key], sub, sub_text)
-        return out
-    if isinstance(value, (list, tuple)):
-        listed = isinstance(expr, (ast.List, ast.Tuple)) and len(expr.elts) == len(value)
-        out = []
-        for k, v in enumerate(value):
-            sub = expr.elts[k] if listed else None
-            sub_text = ast.unparse(sub) if sub is not None else f"{text}[{k}]"
-            out += _named(v, sub, sub_text)
-        return out
-    return [(value, text)]
-
-
-def keras_notes(flat, names, expr, kind) -> list[str]:
-    """'model.trainable_variables: [0] dense/kernel, ...' for Keras variables named by
-    position (the static reader's note)."""
-    paths = [getattr(s, "path", None) for s in flat]
-    if not any(paths):
-        return []
-    if kind == "fit" or (expr is not None and not isinstance(expr, (ast.List, ast.Tuple))):
-        base = names[0].rsplit("[", 1)[0] if names else "sources"
-        listed = ", ".join(f"[{i}] {p}" for i, p in enumerate(paths) if p)
-        return [f"{base}: {listed}"]
-    return []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import weakref
+from collections import deque
 
 import numpy as np
 import tensorflow as tf
@@ -21,6 +22,7 @@ from tensorflow.python.eager import record
 from tensorflow.python.framework import constant_op, ops
 from tensorflow.python.framework.func_graph import FuncGraph
 
+from gradcli.capture import tf_numpy
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.tf_ops import (
@@ -30,6 +32,8 @@ from gradcli.capture.tf_ops import (
     ROLE_OF,
     SHAPE_ONLY,
     SINGULAR_AT_ZERO,
+    TRANSPOSES,
+    TRANSPOSING,
     WRITES,
     display,
     kind_of,
@@ -37,6 +41,7 @@ from gradcli.capture.tf_ops import (
 from gradcli.capture.user_files import UserFiles
 
 MAX_SCAN = 256  # items of a list looked into
+MAX_HELD_BYTES = 256 * 2**20  # recorded eager values held for per-op gradients
 CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall", "While", "StatelessWhile", "If")
 
 
@@ -92,11 +97,17 @@ class Recorder:
         self.program = program
         self.files = files
         self.tensors: dict[int, tuple] = {}  # id(tensor) -> (reference, value id)
+        self.made: dict[int, object] = {}  # value id -> a reference to the op output it is
+        # the latest eager values a tape recorded, held so a gradient call can ask for the
+        # gradient at each of them (TensorFlow's tape keeps only what its gradients need)
+        self.held: deque = deque()
+        self.held_bytes = 0
         self.exits = ExitedValues()  # values that left TensorFlow, to know them when they return
         self.state: dict[int, int] = {}  # a variable's handle value -> its state value
         self.captures: dict[int, dict] = {}  # id(graph) -> {id(internal): external}
         self.failure: BaseException | None = None  # gradcli's own failure, if any
         self.busy = 0  # > 0 while the capture (or a recorded gradient call) runs TF itself
+        self.numpy_depth = 0  # > 0 inside a NumPy function that records its own exits
         self._grads: dict[str, bool] = {}
 
     # --- values ------------------------------------------------------------------------
@@ -161,7 +172,17 @@ class Recorder:
             finite=finite,
         )
         self._keep(t, vid)
+        self.made[vid] = self.tensors[id(t)][0]
+        if requires_grad and op is not None and is_eager(t):
+            self._hold(t)
         return vid
+
+    def _hold(self, t) -> None:
+        size = max(int(t.shape.num_elements() or 0), 1) * max(t.dtype.size, 1)
+        self.held.append((t, size))
+        self.held_bytes += size
+        while self.held_bytes > MAX_HELD_BYTES and len(self.held) > 1:
+            self.held_bytes -= self.held.popleft()[1]
 
     def state_value(self, like, op: int, line) -> int:
         """A variable's state after a write (no tensor: the variable holds it)."""
@@ -187,7 +208,7 @@ class Recorder:
             return None
         self.busy += 1
         try:
-            self._on_op(op_type, inputs, outputs, op_name, graph)
+            self._on_op(op_type, inputs, outputs, op_name, graph, attrs)
         except Exception as exc:  # gradcli's own failure: stop capturing, keep running
             self.failure = exc
         finally:
@@ -207,7 +228,7 @@ class Recorder:
             return self.files.stack(sys._getframe(3))
         return self.files.summary(op.traceback)
 
-    def _on_op(self, op_type, inputs, outputs, op_name, graph) -> None:
+    def _on_op(self, op_type, inputs, outputs, op_name, graph, attrs=None) -> None:
         if isinstance(op_type, bytes):
             op_type = op_type.decode("utf-8", "replace")
         if op_type in QUIET or (op_type == "Const" and graph is not None):
@@ -245,6 +266,9 @@ class Recorder:
         grad_enabled = should or not watched or kind is not OpKind.COMPUTE or not differentiable
         index = len(self.program.ops)
         extra: dict = {"stack": stack, "type": op_type}
+        if op_type in TRANSPOSING and attrs:  # matmul's transposes, for its zeros' kind
+            pairs = zip(attrs[::2], attrs[1::2])  # traced ops give AttrValue protos (.b)
+            extra["attrs"] = {k: bool(getattr(v, "b", v)) for k, v in pairs if k in TRANSPOSES}
         if op_type == "VarHandleOp" or op_type in WRITES:
             extra["state"] = True  # makes or writes a variable's state
         out_ids = []
@@ -385,6 +409,7 @@ def install(stack, rec: Recorder) -> None:
     constant_op.convert_to_eager_tensor = converted
     stack.callback(setattr, constant_op, "convert_to_eager_tensor", convert)
     _numpy_function(stack, rec)
+    tf_numpy.install(stack, rec)
     _python_path(stack)
 
 
@@ -443,7 +468,7 @@ def _exit_method(rec: Recorder, name: str, original):
 
     def method(self, *args, **kwargs):
         out = original(self, *args, **kwargs)
-        if not rec.busy and rec.failure is None:
+        if not rec.busy and not rec.numpy_depth and rec.failure is None:
             rec.busy += 1
             try:
                 rec.record_exit(label, self, out, sys._getframe(1))

@@ -43,6 +43,9 @@ READS = frozenset(["ReadVariableOp", "ResourceGather", "ResourceGatherNd"])
 NUMPY_FUNCTIONS = frozenset(["PyFunc", "PyFuncStateless"])
 # ops whose derivative is infinite where their output is 0 (d sqrt(x) = 1 / (2 sqrt(x)))
 SINGULAR_AT_ZERO = frozenset(["Sqrt", "EuclideanNorm"])
+# matmul's op types and the attributes that transpose their operands
+TRANSPOSING = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"])
+TRANSPOSES = ("transpose_a", "transpose_b", "adj_x", "adj_y")
 QUIET = frozenset(["NoOp", "Placeholder", "VarIsInitializedOp"])
 INTEGER_TYPES = frozenset(
     ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"]

@@ -38,8 +38,6 @@ KNOWN_MISSES = {
     "its call (non_differentiable, line 12), not as no_path at the constant inside (line 6)",
     "feature_map_model_predict.py": "model.predict's NumPy result is made through the buffer "
     "protocol, which the capture does not see: no_path at line 11, not leaves_tape",
-    "sqrt_then_square_nan.py": "a zero with no structural cut: TensorFlow keeps no per-op "
-    "gradient values to read, so it is unknown beyond line 8",
     "tf1_norm_nan_at_zero.py": "TF1 graph code: forward values exist only inside "
     "Session.run, so the norm's singular point is not seen (unknown beyond line 8)",
 }

@@ -1,0 +1,99 @@
+"""How the script names a TensorFlow gradient call: its target and sources as written at
+the call's line (read with `ast`), as the static reader names them, and Keras's variable
+paths for sources named by position."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import linecache
+from functools import lru_cache
+
+
+@lru_cache(maxsize=64)
+def _tree(file: str):
+    text = "".join(linecache.getlines(file))
+    try:
+        return ast.parse(text), text
+    except (SyntaxError, ValueError):
+        return None, text
+
+
+CALL_NAMES = ("gradient", "jacobian", "batch_jacobian", "gradients", "minimize")
+
+
+def _call_at(file, line, names):
+    tree, _ = _tree(file) if file else (None, "")
+    if tree is None:
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in names and (best is None or node.lineno >= best.lineno):
+                best = node
+    return best
+
+
+def call_texts(file, line):
+    """(target expression, sources expression node) of a gradient call at a line."""
+    node = _call_at(file, line, CALL_NAMES)
+    if node is None:
+        return None
+    args = list(node.args)
+    keywords = {k.arg: k.value for k in node.keywords}
+    target = args[0] if args else keywords.get("target", keywords.get("ys", keywords.get("loss")))
+    sources = args[1] if len(args) > 1 else None
+    for key in ("sources", "source", "xs", "var_list"):
+        sources = keywords.get(key, sources)
+    return (ast.unparse(target) if target is not None else None), sources
+
+
+def receiver_text(file, line, method) -> str | None:
+    node = _call_at(file, line, (method,))
+    if node is None or not isinstance(node.func, ast.Attribute):
+        return None
+    return ast.unparse(node.func.value)
+
+
+def source_names(sources, expr) -> list[str]:
+    """The name of each flattened source (tf.nest order), as the static reader names them."""
+    return [n for _, n in _named(sources, expr, ast.unparse(expr) if expr is not None else "?")]
+
+
+def _named(value, expr, text) -> list:
+    if isinstance(value, dict):
+        exprs = {}
+        if isinstance(expr, ast.Dict):
+            for k, v in zip(expr.keys, expr.values):
+                with contextlib.suppress(ValueError, SyntaxError, TypeError):
+                    exprs[ast.literal_eval(k)] = v
+        out = []
+        for key in sorted(value):
+            sub = exprs.get(key)
+            sub_text = ast.unparse(sub) if sub is not None else f"{text}[{key!r}]"
+            out += _named(value[key], sub, sub_text)
+        return out
+    if isinstance(value, (list, tuple)):
+        listed = isinstance(expr, (ast.List, ast.Tuple)) and len(expr.elts) == len(value)
+        out = []
+        for k, v in enumerate(value):
+            sub = expr.elts[k] if listed else None
+            sub_text = ast.unparse(sub) if sub is not None else f"{text}[{k}]"
+            out += _named(v, sub, sub_text)
+        return out
+    return [(value, text)]
+
+
+def keras_notes(flat, names, expr, kind) -> list[str]:
+    """'model.trainable_variables: [0] dense/kernel, ...' for Keras variables named by
+    position (the static reader's note)."""
+    paths = [getattr(s, "path", None) for s in flat]
+    if not any(paths):
+        return []
+    if kind == "fit" or (expr is not None and not isinstance(expr, (ast.List, ast.Tuple))):
+        base = names[0].rsplit("[", 1)[0] if names else "sources"
+        listed = ", ".join(f"[{i}] {p}" for i, p in enumerate(paths) if p)
+        return [f"{base}: {listed}"]
+    return []

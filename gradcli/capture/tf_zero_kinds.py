@@ -1,0 +1,158 @@
+"""Why TensorFlow's gradient turned zero at an op: the kind of the zeros born there, read
+from TensorFlow's own arrays (the gradient the op's output received, its inputs' whole
+gradients, and for products their forward operands).
+
+An input element whose gradient is zero while some gradient reached it through the op
+(the op was "fed" there) was zeroed by the op in one of two ways: every term the op
+passed it was zero (the op's local derivative: `inactive` for kinks such as relu and
+where, `mask` for a product whose other factor is zero, `zero_derivative` otherwise,
+`underflow` where the gradient received was already subnormal), or nonzero terms summed
+to zero (`cancellation`: a broadcast, a matmul row, softmax's rows, several consumers).
+The kind with the most elements names the node; an op this module cannot read is left to
+the diagnosis's role table. The op's behaviour comes from gradcli's registry, through the
+raw-op table, so specs and the run mode use one vocabulary. No TensorFlow import here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.core.ops import REGISTRY, Behavior, Transport
+from gradcli.explain.report import CauseKind as K
+
+# ops whose gradient toward each input is the gradient received, up to sign and shape
+PASSING = frozenset(["AddV2", "Add", "Sub", "BiasAdd", "Neg", "Identity", "AddN", "Cast"])
+PRODUCTS = frozenset(["Mul"])
+MATMULS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"])
+RAW_PREFIX = "tf.raw_ops."
+
+
+def registry_op(op_type: str):
+    """gradcli's registry op for a TensorFlow op type (None when the table has none)."""
+    from gradcli.tfcode.api_raw_ops import RAW
+
+    row = RAW.get(RAW_PREFIX + op_type)
+    return REGISTRY.get(row.op) if row is not None else None
+
+
+def needs_operands(op_type: str) -> bool:
+    """Whether the kind at this op needs its forward operands' values."""
+    return op_type in PRODUCTS or op_type in MATMULS
+
+
+def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):
+    """(kind, elements) of the zeros born in input j's gradient at op: how many of its
+    zero elements op made, and why (kind None when it made none); None: not read here.
+
+    gy: the gradient op's first output received; gx: input j's whole gradient; operands:
+    the forward input arrays (None where unknown); single: input j has no other consumer
+    on the call's path and appears once among op's inputs; same: op's two inputs are one
+    value (x * x).
+    """
+    t = op.extra.get("type")
+    if t is None:
+        return None
+    gy, gx = np.asarray(gy), np.asarray(gx)
+    zero = gx == 0
+    if not zero.any():
+        return None, 0
+    if t in MATMULS:
+        return _matmul(op, j, gy, zero, operands)
+    reg = registry_op(t) if t not in PASSING and t not in PRODUCTS else None
+    elementwise = t in PASSING or t in PRODUCTS
+    elementwise = elementwise or (reg is not None and reg.zeros is Transport.ELEMENTWISE)
+    if elementwise and gy.shape == np.broadcast_shapes(gy.shape, gx.shape):
+        return _elementwise(j, t, reg, gy, gx, zero, operands, single, same)
+    if reg is not None and reg.cancels and single and gy.shape == gx.shape and gy.ndim:
+        # softmax's rows (its last axis): a zero where the row received something cancelled
+        cancelled = int(np.count_nonzero(zero & (gy != 0).any(axis=-1, keepdims=True)))
+        return (K.CANCELLATION if cancelled else None), cancelled
+    return None
+
+
+def _elementwise(j, t, reg, gy, gx, zero, operands, single, same):
+    fed = gy != 0  # in the output's shape
+    if t in PASSING:
+        local, kind = np.zeros(gy.shape, bool), None
+    elif t in PRODUCTS:
+        if len(operands) != 2 or operands[1 - j] is None:
+            return None
+        if same:  # x * x: 2x, zero where x is
+            local, kind = np.broadcast_to(np.asarray(operands[j]) == 0, gy.shape), K.ZERO_DERIVATIVE
+        else:
+            local, kind = np.broadcast_to(np.asarray(operands[1 - j]) == 0, gy.shape), K.MASK
+    elif single and gx.shape == gy.shape:  # one to one: the whole gradient is the local term
+        local = zero
+        kind = _local_kind(reg, gy)
+    else:
+        return None
+    axes = _broadcast_axes(gx.shape, gy.shape)
+    fed_any = _reduce(fed, axes, gx.shape)
+    passed = _reduce(fed & ~local, axes, gx.shape)
+    cancelled = int(np.count_nonzero(zero & passed))
+    zeroed = int(np.count_nonzero(zero & fed_any & ~passed))
+    if not cancelled and not zeroed:
+        return None, 0
+    if kind is None:
+        return (K.CANCELLATION if cancelled else None), cancelled
+    return (K.CANCELLATION if cancelled > zeroed else kind), cancelled + zeroed
+
+
+def _local_kind(reg, gy) -> str:
+    behavior = reg.behavior if reg is not None else None
+    if behavior is Behavior.KINK:
+        return K.INACTIVE
+    if behavior is Behavior.MASK:
+        return K.MASK
+    if gy.dtype.kind == "f" and (np.abs(gy[gy != 0]) < np.finfo(gy.dtype).tiny).any():
+        return K.UNDERFLOW
+    return K.ZERO_DERIVATIVE
+
+
+def _matmul(op, j, gy, zero, operands):
+    # dA = G @ B^T, dB = A^T @ G: an element is masked when every product behind it meets a
+    # zero of the other operand, cancelled when some products are nonzero but sum to zero
+    if operands is None or len(operands) < 2 or any(o is None for o in operands[:2]):
+        return None
+    attrs = op.extra.get("attrs", {})
+    a, b = np.asarray(operands[0]), np.asarray(operands[1])
+    if a.ndim < 2 or b.ndim < 2 or gy.ndim < 2:
+        return None
+    if attrs.get("transpose_a") or attrs.get("adj_x"):
+        a = np.swapaxes(a, -1, -2)
+    if attrs.get("transpose_b") or attrs.get("adj_y"):
+        b = np.swapaxes(b, -1, -2)
+    flowing = (gy != 0).astype(np.float64)
+    if j == 0:
+        terms = flowing @ np.swapaxes((b != 0).astype(np.float64), -1, -2)
+        fed = np.broadcast_to(flowing.any(axis=-1, keepdims=True), terms.shape)
+        transposed = attrs.get("transpose_a") or attrs.get("adj_x")
+    else:
+        terms = np.swapaxes((a != 0).astype(np.float64), -1, -2) @ flowing
+        fed = np.broadcast_to(flowing.any(axis=-2, keepdims=True), terms.shape)
+        transposed = attrs.get("transpose_b") or attrs.get("adj_y")
+    if transposed:
+        terms, fed = np.swapaxes(terms, -1, -2), np.swapaxes(fed, -1, -2)
+    shape = zero.shape
+    if terms.shape != shape:
+        axes = _broadcast_axes(shape, terms.shape)
+        terms = _reduce(terms > 0, axes, shape)
+        fed = _reduce(fed, axes, shape)
+    masked = int(np.count_nonzero(zero & fed & (terms == 0)))
+    cancelled = int(np.count_nonzero(zero & fed & (terms > 0)))
+    if not masked and not cancelled:
+        return None, 0
+    return (K.CANCELLATION if cancelled > masked else K.MASK), masked + cancelled
+
+
+def _broadcast_axes(small: tuple, big: tuple) -> tuple:
+    lead = len(big) - len(small)
+    return tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(small) if d == 1 and big[lead + i] != 1
+    )
+
+
+def _reduce(mask, axes, shape):
+    """any() over the broadcast axes, in the input's shape."""
+    out = np.asarray(mask).any(axis=axes) if axes else np.asarray(mask)
+    return np.reshape(out, shape)

@@ -1,0 +1,106 @@
+"""The TensorFlow run mode's NumPy wrappers and per-op zeros, through real TensorFlow runs:
+values are checked against TensorFlow computing the same thing directly, and the cause
+kinds and lines against what the scripts do (worked out by hand)."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+tf = pytest.importorskip("tensorflow", reason="the TensorFlow run mode needs TensorFlow")
+
+
+def _run(tmp_path, source: str):
+    from gradcli.cli.run_commands import read_run
+    from gradcli.views.run_report import document
+
+    path = tmp_path / "script.py"
+    path.write_text(textwrap.dedent(source))
+    program, diagnosis = read_run(str(path), None, (), "all", 0, 60)
+    return document(program, diagnosis, with_pairs=True)
+
+
+def _causes(doc, source):
+    pair = next(p for p in doc["pairs"] if p["input"] == source)
+    return [(c["kind"], c["line"]) for c in pair["causes"]]
+
+
+def test_numpy_through_numpy_functions_is_a_round_trip_and_numpy_is_restored(tmp_path):
+    doc = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import tensorflow as tf
+        w = tf.Variable([1.0, 2.0])
+        with tf.GradientTape() as tape:
+            sq = np.square(w * 3.0)
+            both = np.concatenate([sq, sq])
+            loss = tf.reduce_sum(tf.constant(both))
+        print(tape.gradient(loss, w))
+        """,
+    )
+    # the value left at line 6 (np.square of a tensor); np.concatenate carried it on, and
+    # tf.constant at line 8 rebuilt a tensor from that very array
+    assert _causes(doc, "w")[:2] == [("leaves_tape", 6), ("rewrapped", 8)]
+    assert isinstance(np.square, np.ufunc)
+    assert type(np.concatenate).__name__ == "_ArrayFunctionDispatcher"
+
+
+def test_a_variable_given_to_numpy_leaves_at_that_line(tmp_path):
+    doc = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import tensorflow as tf
+        v = tf.Variable([1.0, -1.0])
+        with tf.GradientTape() as tape:
+            padded = np.concatenate([v, v])
+            loss = tf.reduce_sum(tf.constant(padded) * 2.0)
+        print(tape.gradient(loss, v))
+        """,
+    )
+    assert _causes(doc, "v")[0] == ("leaves_tape", 6)
+
+
+def test_dead_relu_units_are_inactive_at_the_relu_and_values_are_tensorflows(tmp_path):
+    doc = _run(
+        tmp_path,
+        """
+        import tensorflow as tf
+        w = tf.Variable([[1.0, -1.0], [2.0, -3.0]])
+        x = tf.constant([[1.0, 1.0]])
+        with tf.GradientTape() as tape:
+            h = tf.nn.relu(x @ w)
+            loss = tf.reduce_sum(h)
+        print(tape.gradient(loss, w))
+        """,
+    )
+    # x @ w = [3, -4]: the second unit is dead, so w's second column gets no gradient
+    assert _causes(doc, "w")[0] == ("inactive", 6)
+    w = tf.Variable([[1.0, -1.0], [2.0, -3.0]])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.nn.relu(tf.constant([[1.0, 1.0]]) @ w))
+    expected = tape.gradient(loss, w).numpy()
+    got = np.asarray(doc["calls"][0]["gradients"][0]["value"], dtype=np.float32)
+    assert np.array_equal(got, expected)
+
+
+def test_a_bias_whose_batch_terms_cancel_is_named_as_a_cancellation(tmp_path):
+    doc = _run(
+        tmp_path,
+        """
+        import tensorflow as tf
+        b = tf.Variable([0.5])
+        x = tf.constant([[1.0], [-1.0]])
+        with tf.GradientTape() as tape:
+            y = x * 2.0 + b
+            loss = tf.reduce_sum(y * tf.constant([[1.0], [-1.0]]))
+        print(tape.gradient(loss, b))
+        """,
+    )
+    # d loss / d b = 1 - 1 = 0: the broadcast add's terms cancel at line 6
+    assert _causes(doc, "b")[0] == ("cancellation", 6)
