@@ -99,7 +99,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_fit_numpy_loss", "static"): FIT_TRACE_ERROR,
     ("keras_fit_predict_tape", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
-    ("keras_functional", "static"): ZERO_UNKNOWN,
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,
     ("keras_layers_grouped_conv", "static"): "; ".join([ZERO_CUT_BESIDE, ZERO_UNKNOWN]),
     ("keras_layers_second_order", "run"): CUSTOM_OR_NESTED,
