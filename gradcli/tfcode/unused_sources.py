@@ -123,11 +123,10 @@ def no_path_at(it: Interpreter, x: int, root: bytearray, end: int, frame: tuple)
     if site is not None:
         dropped = _dropped(it, last, site, reached, root, end, frame)
         if dropped is not None:
-            node, line = dropped
             return (
-                Pos(it.file, line, g[node].pos.col),
-                f"line {site.line} computes from it, and line {line} uses that call's other "
-                "results but not the one computed from it",
+                dropped,
+                f"line {site.line} computes from it, and line {dropped.line} uses that call's "
+                "other results but not the one computed from it",
             )
     pos = g[last].pos
     return pos, f"its last use is at line {pos.line}; nothing computed from it reaches the target"
@@ -143,9 +142,9 @@ def _line_in(it: Interpreter, node: int, frame: tuple) -> Pos | None:
 
 
 def _dropped(it: Interpreter, last: int, site: Pos, reached, root, end: int, frame: tuple):
-    """(node, line) of the first node, on the way to the targets and at another line of the
-    gradient call's frame, that takes other results of the call at `site` but nothing
-    computed from the source."""
+    """The position, in the gradient call's frame, of the first node on the way to the
+    targets and at another line there that takes other results of the call at `site` but
+    nothing computed from the source (None if there is none)."""
     g = it.g
     siblings: set[int] = set()
     for i in range(last - 1, -1, -1):  # the other results made under the same call
@@ -161,5 +160,5 @@ def _dropped(it: Interpreter, last: int, site: Pos, reached, root, end: int, fra
             continue
         there = _line_in(it, i, frame)
         if there != site:
-            return i, g[i].pos.line if there is None else there.line
+            return g[i].pos if there is None else there
     return None
