@@ -26,6 +26,7 @@ from gradcli.capture import tf_numpy
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.tf_ops import (
+    INTEGER_TYPES,
     NONE_GRADIENTS,
     QUIET,
     READS,
@@ -34,6 +35,7 @@ from gradcli.capture.tf_ops import (
     SINGULAR_AT_ZERO,
     TRANSPOSES,
     TRANSPOSING,
+    WRITE_TARGET,
     WRITES,
     display,
     kind_of,
@@ -42,6 +44,7 @@ from gradcli.capture.user_files import UserFiles
 
 MAX_SCAN = 256  # items of a list looked into
 MAX_HELD_BYTES = 256 * 2**20  # recorded eager values held for per-op gradients
+FUNCTION_PREFIXES = ("__inference", "__forward_")
 CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall", "While", "StatelessWhile", "If")
 
 
@@ -249,15 +252,19 @@ class Recorder:
         if kind is OpKind.INPLACE:  # a write: the values written, not the variable's handle
             tensors = [t for t in inputs if _dtype(t) != "resource"]
         in_ids = [self.value_of(t, line) for t in tensors]
-        handle = self.value_of(inputs[0], line) if inputs and op_type in WRITES else None
-        if op_type in READS and in_ids and in_ids[0] in self.state:
-            in_ids.append(self.state[in_ids[0]])
+        target = WRITE_TARGET.get(op_type, 0)
+        writes = op_type in WRITES and len(inputs) > target
+        handle = self.value_of(inputs[target], line) if writes else None
+        if kind is not OpKind.INPLACE:  # what a resource it reads holds: the last write
+            in_ids += [self.state[i] for i in dict.fromkeys(in_ids) if i in self.state]
         v1_graph = graph is not None and not isinstance(graph, FuncGraph)
         if v1_graph:
             # TF1 graph code: tf.gradients differentiates any float path, no tape needed
             should = any(trainable(t) or _dtype(t) == "resource" for t in inputs)
         else:
             should = bool(inputs) and bool(record.should_record_backprop(inputs))
+            # TensorFlow calls a function's "__forward_" twin only for a tape that records it
+            should = should or op_type.startswith("__forward_")
         if should:
             self._watched(inputs, in_ids, v1_graph)
         differentiable = self.differentiable(op_type)
@@ -285,7 +292,7 @@ class Recorder:
                 extra["singular"] = zeros  # derivative infinite where the value is 0
         role = ROLE_OF.get(op_type)
         if role is None and kind is OpKind.COMPUTE and outs and watched and not trainable(outs[0]):
-            role = "discrete" if _dtype(outs[0]) != "resource" else None
+            role = "discrete" if _dtype(outs[0]) in INTEGER_TYPES else None
         if role is not None:
             extra["role"] = role
         self.program.ops.append(
@@ -332,7 +339,9 @@ class Recorder:
                 try:
                     known = ops._gradient_registry.lookup(op_type) is not None
                 except LookupError:
-                    known = op_type.startswith("__inference") or op_type in CALL_OPS
+                    # a tf.function's call: its op type is the function's name (one a
+                    # tape records is TensorFlow's "__forward_" twin of "__inference_")
+                    known = op_type.startswith(FUNCTION_PREFIXES) or op_type in CALL_OPS
             self._grads[op_type] = known
         return known
 

@@ -34,8 +34,11 @@ WRITES = frozenset(
         "ResourceApplyKerasMomentum",
         "ResourceApplyRMSProp",
         "ResourceApplyAdagrad",
+        "MakeIterator",  # a dataset written into an iterator (Keras's predict, fit)
     ]
 )
+# the input a write writes into, where it is not the first
+WRITE_TARGET = {"MakeIterator": 1}
 # ops that read only their input's shape or dtype: no data edge from it
 SHAPE_ONLY = frozenset(["Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike"])
 READS = frozenset(["ReadVariableOp", "ResourceGather", "ResourceGatherNd"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gradcli.core.graph import Graph, is_float
-from gradcli.core.ops import REGISTRY, ZERO_GRAD, GradBuilder, const, fit, materialize, run_rule
+from gradcli.core.ops import REGISTRY, ZERO_GRAD, GradBuilder, const, fit, materialize
 
 
 @dataclass
@@ -137,22 +137,34 @@ def gradients(
             continue
         b.origin = i
         op = REGISTRY[node.op]
-        if g is not ZERO_GRAD and b.shape(g) != node.shape and _needs_full(op, node, nodes):
+        if g is not ZERO_GRAD and nodes[g].shape != node.shape and _needs_full(op, node, nodes):
             g = materialize(b, g, node.shape)
+        # run_rule, fit and accumulate inlined (a per-edge hot path): the same steps
+        grad_each, rules = op.grad_each, op.grads
         for j in node.diff:
             k = node.inputs[j]
             if not on_path[k]:
                 continue
-            r = ZERO_GRAD if g is ZERO_GRAD else run_rule(b, node, g, j, op)
+            if g is ZERO_GRAD:
+                r = ZERO_GRAD
+            elif grad_each is not None:
+                r = grad_each(b, node, g, j)
+            else:
+                rule = rules[j] if j < len(rules) else None
+                r = None if rule is None else rule(b, node, g)
             if r is None:
                 continue
             if r is ZERO_GRAD and zeros:
                 r = b.const(0.0, like=k)
-            if r is not ZERO_GRAD:
+            if r is not ZERO_GRAD and nodes[r].shape != nodes[k].shape:
                 r = fit(b, r, nodes[k].shape)
             if record:
                 grads.edges.append((i, j, k, r))
-            accumulate(k, r)
+            old = adjoint.get(k)
+            if old is None or old is ZERO_GRAD:
+                adjoint[k] = r
+            elif r is not ZERO_GRAD:
+                adjoint[k] = b.add(old, r)
 
     for t, x in enumerate(targets):
         g = adjoint.get(x)

@@ -41,13 +41,19 @@ def _cond_forward(shape):
 
 
 _SCALAR_IN = ("float64", "bool")
+# comparisons: a boolean result (numpy's np.True_ or np.False_) from 0-d values
+_SCALAR_COMPARISONS = frozenset(
+    name
+    for name, op in REGISTRY.items()
+    if op.scalar is not None and op.operator is not None and op.operator.comparison
+)
 
 
 def _step(node: Node, args, nodes: list[Node], scalar: bool = True):
     """(fn, fallback) for one node: the scalar fast path when every value is a 0-d float64.
 
     The fallback is None when fn is already the numpy forward; the executor binds the numpy
-    forward lazily (only a failed scalar step needs it).
+    forward lazily (only a failed scalar step needs it). run() inlines it.
     """
     op = REGISTRY[node.op]
     if node.op == COND_OP:
@@ -81,13 +87,22 @@ def run(
     needed = bytearray(top + 1)
     for t in targets:
         needed[t] = 1
+    # one backward pass: what the targets need, in reverse order, and any unresolved cond
+    order = []
+    unresolved = False
     for i in range(top, -1, -1):
-        if needed[i] and i not in values:
+        if needed[i] and (not values or i not in values):
+            order.append(i)
             node = nodes[i]
-            for j in node.inputs if node.op != COND_OP else exec_inputs(node):
-                needed[j] = 1
-    order = [i for i in range(top + 1) if needed[i] and i not in values]
-    if any(nodes[i].op == COND_OP and nodes[i].attrs.get("taken") is None for i in order):
+            if node.op != COND_OP:
+                for j in node.inputs:
+                    needed[j] = 1
+            else:
+                unresolved = unresolved or node.attrs.get("taken") is None
+                for j in exec_inputs(node):
+                    needed[j] = 1
+    order.reverse()
+    if unresolved:
         # a cond built after the last resolve_conds (e.g. by a custom gradient's grad:):
         # pick its branch now, as eager tf.cond would, then evaluate
         resolve_conds(graph, targets, values)
@@ -132,14 +147,35 @@ def run(
                 args = exec_inputs(node)
             else:
                 args = node.inputs
-            fn, fallback = _step(node, args, nodes, scalar)
+            # _step inlined (the scalar fast path when every value is a 0-d float64)
+            nargs = len(args)
+            op = REGISTRY[opname]
+            if opname == COND_OP:
+                fn, fallback = _cond_forward(node.shape), None
+            elif (
+                scalar
+                and op.scalar is not None
+                and node.shape == ()
+                and (node.dtype == "float64" or opname in _SCALAR_COMPARISONS)
+            ):
+                for j in args:
+                    n = nodes[j]
+                    if n.shape != () or n.dtype not in _SCALAR_IN:
+                        fn, fallback = op.fn(node.attrs), None
+                        break
+                else:
+                    fn, fallback = op.scalar, op
+            else:
+                fn, fallback = op.fn(node.attrs), None
             try:
                 if fallback is None and opname in ELEMENTWISE_UFUNCS and node.dtype in FLOAT_DTYPES:
                     vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use, pool)
-                elif len(args) == 1:
+                elif nargs == 1:
                     vals[i] = fn(vals[args[0]])
-                elif len(args) == 2:
+                elif nargs == 2:
                     vals[i] = fn(vals[args[0]], vals[args[1]])
+                elif nargs == 3:  # where
+                    vals[i] = fn(vals[args[0]], vals[args[1]], vals[args[2]])
                 else:
                     vals[i] = fn(*[vals[j] for j in args])
                 result = vals[i]

@@ -64,7 +64,10 @@ class Node:
         "shape",
     )
 
-    def __init__(self, id, op, inputs, attrs, shape, dtype, kind, name=None, entry=None, pos=None):
+    def __init__(
+        self, id, op, inputs, attrs, shape, dtype, kind, name=None, entry=None, pos=None,
+        origin=None,
+    ):  # fmt: skip
         self.id: int = id
         self.op: str = op
         self.inputs: tuple[int, ...] = inputs
@@ -75,7 +78,7 @@ class Node:
         self.name: str | None = name
         self.entry: str | None = entry
         self.pos: Pos | None = pos
-        self.origin: int | None = None
+        self.origin: int | None = origin
         # input positions a gradient can flow back through (set by the op registry)
         self.diff: tuple[int, ...] = ()
 

@@ -351,6 +351,7 @@ class Reader:
             def locate(line: int, col: int) -> Pos:
                 return Pos(file, base_line + line - 1, base_col + col if line == 1 else col)
 
+            locate.shift = (file, base_line, base_col)  # line 1: (file, base_line, base_col + col)
             return locate
         aligned: list = []
 

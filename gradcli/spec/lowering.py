@@ -27,6 +27,7 @@ from gradcli.core.ops import REGISTRY, AttrKind, binary_operators, const, emit, 
 from gradcli.core.ops.registry import ForwardBuilder
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.spec import expression as ast
+from gradcli.spec import lowering_fast
 from gradcli.spec.attributes import (
     REQUIRED_EXAMPLE,
     Group,
@@ -106,7 +107,6 @@ def _children(node) -> list:
     return []
 
 
-_LEAVES = (ast.Name, ast.Num, ast.Str)
 _SIGNATURES: dict = {}
 
 
@@ -238,25 +238,7 @@ class Builder(FunctionCalls):
     # --- building ---------------------------------------------------------------------------
     def build(self, tree):
         """Build an expression; iterative post-order, so long chains do not recurse."""
-        kids = _children(tree)
-        if all(type(k) in _LEAVES for k in kids):  # f(a), a * b: no stack needed
-            return self.combine(tree, [self.combine(k, ()) for k in kids])
-        results: list = []
-        stack: list = [(tree, -1)]  # (AST node, -1 before its children, else their count)
-        while stack:
-            node, n = stack.pop()
-            if n < 0:
-                kids = _children(node)
-                stack.append((node, len(kids)))
-                stack.extend((k, -1) for k in reversed(kids))
-                continue
-            if n:
-                args = results[-n:]
-                del results[-n:]
-            else:
-                args = []
-            results.append(self.combine(node, args))
-        return results[0]
+        return lowering_fast.build(self, tree, _signature, OPERATORS, _children, Builder.emit)
 
     def combine(self, node, args):
         kind = type(node)  # the common kinds first, by exact type (a per-node hot path)

@@ -148,7 +148,8 @@ def _read_graph(reader: Reader, spec: Spec, node) -> None:
     seen: dict[str, int] = {}
     for name, key_node, value in items:
         targets = _entry_targets(reader, name, key_node)
-        for target, pos in targets or ((name, reader.pos(key_node)),):
+        where = reader.pos(key_node)
+        for target, pos in targets or ((name, where),):
             if target in spec.inputs:
                 first = spec.inputs[target].pos.line
                 raise GradcliError(
@@ -159,8 +160,18 @@ def _read_graph(reader: Reader, spec: Spec, node) -> None:
                     f"graph entry '{target}' is defined twice (first at line {seen[target]})", pos
                 )
             seen[target] = pos.line
-        tree, text = _expression(reader, value, f"graph entry '{name}'")
-        spec.entries.append(EntrySpec(name, tree, reader.pos(key_node), text, targets))
+        if value.id == "scalar" and value.tag == _STR:  # _expression's common case, inline
+            text = value.value
+            reader.spend(value, 1 + 2 * len(text))
+            try:
+                tree = ast.parse(text, reader.locator(value))
+            except RecursionError:
+                raise LimitError(
+                    f"graph entry '{name}' is nested too deeply", reader.pos(value)
+                ) from None
+        else:
+            tree, text = _expression(reader, value, f"graph entry '{name}'")
+        spec.entries.append(EntrySpec(name, tree, where, text, targets))
     check_expansion(spec)
 
 

@@ -36,8 +36,6 @@ ZERO_KINDS = {"zero_derivative": {"zero_derivative", "underflow"}}
 KNOWN_MISSES = {
     "batch_jacobian_constant_function.py": "a tf.function returning a constant is named at "
     "its call (non_differentiable, line 12), not as no_path at the constant inside (line 6)",
-    "feature_map_model_predict.py": "model.predict's NumPy result is made through the buffer "
-    "protocol, which the capture does not see: no_path at line 11, not leaves_tape",
     "tf1_norm_nan_at_zero.py": "TF1 graph code: forward values exist only inside "
     "Session.run, so the norm's singular point is not seen (unknown beyond line 8)",
 }

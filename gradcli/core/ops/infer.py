@@ -16,7 +16,10 @@ def fmt(shape) -> str:
 def broadcast(opname: str, *nodes: Node) -> tuple[int, ...]:
     """The broadcast shape of the inputs, or a ShapeError naming every shape."""
     first = nodes[0].shape
-    if all(n.shape == first for n in nodes):  # the common case, without numpy
+    for n in nodes:  # the common case, all alike, without numpy (a loop: a per-node hot path)
+        if n.shape != first:
+            break
+    else:
         return first
     try:
         return tuple(np.broadcast_shapes(*(n.shape for n in nodes)))
@@ -28,7 +31,10 @@ def broadcast(opname: str, *nodes: Node) -> tuple[int, ...]:
 def same_dtype(opname: str, *nodes: Node) -> str:
     """The common dtype of the inputs (the expression builder has already promoted them)."""
     first = nodes[0].dtype
-    if all(n.dtype == first for n in nodes):
+    for n in nodes:
+        if n.dtype != first:
+            break
+    else:
         return first
     dtypes = {n.dtype for n in nodes}
     if len(dtypes) != 1:

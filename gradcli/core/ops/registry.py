@@ -7,6 +7,7 @@ graph ops, its SymPy translation, and how it behaves for gradients.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -280,9 +281,12 @@ def binary_operators() -> dict[str, Op]:
 # Emitting nodes
 
 
+_NO_FLOW = (CUT, STOP)
+
+
 def _differentiable_inputs(op: Op, node: Node, ins: list[Node]) -> tuple[int, ...]:
     """Input positions a gradient can flow through, decided once when the node is built."""
-    if node.dtype not in FLOAT_DTYPES or op.behavior in (Behavior.CUT, Behavior.STOP):
+    if node.dtype not in FLOAT_DTYPES or op.behavior in _NO_FLOW:
         return ()
     if op.cuts is None:  # the common case, without a generator (a hot path in long chains)
         if len(ins) == 1:
@@ -310,46 +314,76 @@ def emit(
 ) -> int:
     """Append a node for op(inputs, attrs) after inferring its shape and dtype; returns its id."""
     op = REGISTRY[opname]
-    attrs = attrs if attrs is not None else {}
+    if attrs is None:
+        attrs = {}
     nodes = graph.nodes
-    ins = [nodes[i] for i in inputs]
+    # one or two inputs passed as they are, without a list (a per-node hot path)
+    arity = len(inputs)
     try:
-        shape, dtype = op.infer(attrs, *ins)
+        if arity == 2:
+            x, y = nodes[inputs[0]], nodes[inputs[1]]
+            shape, dtype = op.infer(attrs, x, y)
+        elif arity == 1:
+            x = nodes[inputs[0]]
+            shape, dtype = op.infer(attrs, x)
+        else:
+            ins = [nodes[i] for i in inputs]
+            shape, dtype = op.infer(attrs, *ins)
     except ShapeError as exc:
         where = f" in '{entry}'" if entry else ""
         raise GradcliError(f"{exc.message}{where}", pos) from None
-    if len(shape) > MAX_RANK:
-        raise GradcliError(
-            f"{opname} would make a tensor of rank {len(shape)}; at most {MAX_RANK} "
-            "dimensions are supported",
-            pos,
-        )
     lim = limits.current
-    size = 1
-    if shape:
+    if shape:  # a scalar (one element) is within every limit: skip the checks (a hot path)
+        if len(shape) > MAX_RANK:
+            raise GradcliError(
+                f"{opname} would make a tensor of rank {len(shape)}; at most {MAX_RANK} "
+                "dimensions are supported",
+                pos,
+            )
+        size = 1
         for d in shape:
             size *= d
-    if size > lim.max_elements:
-        raise LimitError(
-            f"{opname} would make a tensor of shape {shape} ({limits.count(size)} elements), "
-            f"over the limit of {lim.max_elements:,} elements {limits.advice('max_elements')}",
-            pos,
-        )
-    if len(nodes) >= lim.max_nodes:
+        if size > lim.max_elements:
+            raise LimitError(
+                f"{opname} would make a tensor of shape {shape} ({limits.count(size)} elements), "
+                f"over the limit of {lim.max_elements:,} elements {limits.advice('max_elements')}",
+                pos,
+            )
+    i = len(nodes)
+    if i >= lim.max_nodes:
         raise LimitError(
             f"the graph would grow past {lim.max_nodes:,} nodes {limits.advice('max_nodes')}", pos
         )
-    node = Node(len(nodes), opname, tuple(inputs), attrs, shape, dtype, kind, name, entry, pos)
-    node.origin = origin
-    node.diff = _differentiable_inputs(op, node, ins)
+    if dtype not in FLOAT_DTYPES or op.behavior in _NO_FLOW:
+        diff = ()
+    elif op.cuts is None and arity == 1:  # _differentiable_inputs inlined (a hot path)
+        diff = (0,) if x.dtype in FLOAT_DTYPES else ()
+    elif op.cuts is None and arity == 2:
+        a, b = x.dtype in FLOAT_DTYPES, y.dtype in FLOAT_DTYPES
+        diff = (0, 1) if a and b else (0,) if a else (1,) if b else ()
+    else:
+        diff = None
+        if arity == 2:
+            ins = [x, y]
+        elif arity == 1:
+            ins = [x]
+    node = Node(i, opname, tuple(inputs), attrs, shape, dtype, kind, name, entry, pos, origin)
+    node.diff = _differentiable_inputs(op, node, ins) if diff is None else diff
     nodes.append(node)
-    return node.id
+    return i
+
+
+_pack_float = struct.Struct("=d").pack  # a 0-d float64 array's bytes (ndarray.tobytes)
 
 
 def const(
     graph: Graph, value, dtype: str, *, entry: str | None = None, pos: Pos | None = None
 ) -> int:
     """A constant node; small constants are shared so rules can emit them freely."""
+    if type(value) is float and dtype == "float64":  # a rule's 0.0 or 1.0, seen before
+        i = graph.const_cache.get(("float64", (), _pack_float(value)))
+        if i is not None:
+            return i
     if dtype == "float64":  # nothing overflows on the way to float64 (a hot path)
         arr = np.asarray(value, dtype=dtype)
     else:
@@ -401,7 +435,12 @@ class GradBuilder:
     def __getattr__(self, opname: str):
         if opname not in REGISTRY:
             raise AttributeError(opname)
-        method = partial(self.emit, opname)
+        if type(self).emit is GradBuilder.emit:  # without the extra call of self.emit
+
+            def method(*inputs, **attrs):
+                return emit(self.graph, opname, inputs, attrs, kind="gradient", origin=self.origin)
+        else:
+            method = partial(self.emit, opname)
         self.__dict__[opname] = method  # later lookups skip __getattr__
         return method
 
@@ -419,6 +458,10 @@ class GradBuilder:
         return const(self.graph, value, self.graph.nodes[like].dtype)
 
     def mul(self, a: int, b: int) -> int:
+        nodes = self.graph.nodes
+        ops = (nodes[a].op, nodes[b].op)
+        if "const" not in ops and "neg" not in ops:  # nothing to simplify (a hot path)
+            return self.emit("mul", a, b)
         for one, other in ((a, b), (b, a)):
             if is_const_equal(self.graph, one, 1.0) and self._result_shape(a, b) == self.shape(
                 other

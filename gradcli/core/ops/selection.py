@@ -73,20 +73,22 @@ binary(
 
 
 # --- comparisons and logic: boolean results, no gradient ----------------------------------
-for _name, _ufunc, _symbol in (
-    ("less", np.less, "<"),
-    ("less_equal", np.less_equal, "<="),
-    ("greater", np.greater, ">"),
-    ("greater_equal", np.greater_equal, ">="),
-    ("equal", np.equal, "=="),
-    ("not_equal", np.not_equal, "!="),
-    ("logical_and", np.logical_and, None),
-    ("logical_or", np.logical_or, None),
+# the scalar paths return numpy's booleans, as the ufuncs do on two scalars
+_TRUE, _FALSE = np.True_, np.False_
+for _name, _ufunc, _symbol, _scalar in (
+    ("less", np.less, "<", lambda a, b: _TRUE if a < b else _FALSE),
+    ("less_equal", np.less_equal, "<=", lambda a, b: _TRUE if a <= b else _FALSE),
+    ("greater", np.greater, ">", lambda a, b: _TRUE if a > b else _FALSE),
+    ("greater_equal", np.greater_equal, ">=", lambda a, b: _TRUE if a >= b else _FALSE),
+    ("equal", np.equal, "==", lambda a, b: _TRUE if a == b else _FALSE),
+    ("not_equal", np.not_equal, "!=", lambda a, b: _TRUE if a != b else _FALSE),
+    ("logical_and", np.logical_and, None, None),
+    ("logical_or", np.logical_or, None, None),
 ):
     binary(
         _name,
         _ufunc,
-        None,
+        _scalar,
         (None, None),
         infer=elementwise(_name, result="bool"),
         behavior=CUT,

@@ -1,0 +1,223 @@
+"""The expression parser's fast path: one-line arithmetic and calls, parsed in one loop.
+
+parse_fast() reads the grammar's common part (numbers, names, strings, parentheses, calls
+with positional and keyword arguments, unary signs, every binary operator) by operator
+precedence with explicit stacks: one regex call tokenizes the whole line, and no method
+is called per token. It builds exactly the nodes and positions the full parser builds, or
+returns None for anything else (a subscript, a list, an error of any kind, a nesting
+close to the limit): the full parser then parses it and words its errors, so both paths
+agree by construction (tests/spec/test_expression_fast.py compares them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gradcli.runtime import limits
+from gradcli.runtime.errors import Pos
+from gradcli.spec import expression as ast
+from gradcli.spec import numbers
+
+# the full tokenizer's tokens (expression._TOKEN), names first: only a number and the
+# operators '.' and '...' can start alike, and the number comes first in both. Possessive
+# repeats (*+, ++) never give back what they matched, which no token here needs: the
+# same tokens, with less backtracking. findall gives (whitespace, token) pairs.
+_FAST_TOKEN = re.compile(
+    r"""([ \t\r]*+)(
+    [A-Za-z_][A-Za-z_0-9]*+
+  | \d++(?:\.\d*+)?(?:[eE][+-]?\d++)?
+  | \.\d++(?:[eE][+-]?\d++)?
+  | \*\*|<=|>=|==|!=|//|\.\.\.|[-+*/@()\[\],:=<>.%]
+  | '[^'\n]*+'|"[^"\n]*+"
+    )""",
+    re.VERBOSE,
+)
+# a token's kind from its first character (a digit: _NUM; a '.': a number or an operator)
+_NAME, _NUM, _STR, _OP, _DOT = range(5)
+_KIND = {
+    **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", _NAME),
+    **dict.fromkeys("'\"", _STR),
+    **dict.fromkeys("*<>=!/-+@()[],:%", _OP),
+    ".": _DOT,
+}
+
+_PRECEDENCE = ast._PRECEDENCE
+_COMPARE = min(_PRECEDENCE[s] for s in ast.COMPARISONS)  # comparisons bind the loosest
+_FORBIDDEN = ast._FORBIDDEN
+# Operator-stack entries are lists [kind, precedence, text, pos, ...]; a unary sign binds
+# tighter than every binary operator but looser than **, which is right-associative (as
+# the full parser's unary() and power() read them); markers bind nothing.
+_BINARY, _UNARY, _POWER, _PAREN, _CALL = range(5)
+_UNARY_PREC = max(_PRECEDENCE.values()) + 1
+_POWER_PREC = _UNARY_PREC + 1
+_MARKER_PREC = -1
+
+
+def parse_fast(text: str, locate):
+    """The AST of a one-line expression in the common grammar, or None (the full parser
+    decides: it builds anything else and every error)."""
+    toks = _FAST_TOKEN.findall(text)
+    # positions: the reader's one-line locator is a shift (its `shift` attribute), made
+    # here without a call per token; any other locator is called
+    shift = getattr(locate, "shift", None)
+    file, line, base = shift if shift is not None else (None, 0, 0)
+    new = tuple.__new__
+    off = 0  # the offset of the next token's whitespace
+    vals: list = []  # operands
+    ops: list = []  # pending operators and open parentheses and calls
+    # a depth well inside the full parser's limit (its depth is the height of `ops`)
+    room = limits.current.max_depth // 2
+    operand = True  # an operand comes next (else an operator or a closing token)
+    n = len(toks)
+    k = 0
+    while k < n:
+        ws, tok = toks[k]
+        k += 1
+        col = off + len(ws) + 1
+        off = col - 1 + len(tok)
+        kind = _KIND.get(tok[0], _NUM)
+        if kind == _DOT:  # '.5' is a number, '.' and '...' operators
+            kind = _OP if tok == "." or tok == "..." else _NUM
+        if operand:
+            if kind == _NAME:
+                if tok in _FORBIDDEN:
+                    return None
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                if k < n and toks[k][1] == "(":  # a call: its arguments come next
+                    if len(ops) >= room:
+                        return None
+                    off += len(toks[k][0]) + 1
+                    k += 1
+                    if k < n and toks[k][1] == ")":  # f(): no arguments
+                        off += len(toks[k][0]) + 1
+                        k += 1
+                        vals.append(ast.Call(tok, [], [], pos))
+                        operand = False
+                        continue
+                    # [kind, prec, name, pos, first operand, keywords, keyword being read]
+                    call = [_CALL, _MARKER_PREC, tok, pos, len(vals), [], None]
+                    ops.append(call)
+                    if _keyword(toks, k, n, call, locate, off):
+                        off += len(toks[k][0]) + len(toks[k][1]) + len(toks[k + 1][0]) + 1
+                        k += 2
+                        if call[6] is None:
+                            return None
+                else:
+                    vals.append(ast.Name(tok, pos))
+                    operand = False
+            elif kind == _NUM:
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                if "." not in tok and "e" not in tok and "E" not in tok and len(tok) <= 18:
+                    vals.append(ast.Num(int(tok), pos))
+                else:
+                    try:  # numbers in expressions are float64: 1e400 is too large, not inf
+                        vals.append(ast.Num(numbers.float_text(tok), pos))
+                    except numbers.NumberError:
+                        return None
+                operand = False
+            elif kind == _STR:
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                vals.append(ast.Str(tok[1:-1], pos))
+                operand = False
+            elif tok == "-" or tok == "+":
+                if len(ops) >= room:
+                    return None
+                pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+                ops.append([_UNARY, _UNARY_PREC, tok, pos])
+            elif tok == "(":
+                if len(ops) >= room or (k < n and toks[k][1] == ")"):
+                    return None  # () is an error the full parser words
+                ops.append([_PAREN, _MARKER_PREC])
+            else:
+                return None
+            continue
+        # an operator or a closing token
+        prec = _PRECEDENCE.get(tok) if kind == _OP else None
+        if prec is not None:
+            while ops and ops[-1][1] >= prec:
+                top = ops.pop()
+                if top[1] == _COMPARE and prec == _COMPARE:
+                    return None  # chained comparisons: the full parser's error
+                if top[0] == _UNARY:  # _reduce inlined (once per operator: a hot path)
+                    vals.append(ast.Unary(top[2], vals.pop(), top[3]))
+                else:
+                    right = vals.pop()
+                    vals[-1] = ast.Binary(top[2], vals[-1], right, top[3])
+            if len(ops) >= room:
+                return None
+            pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+            ops.append([_BINARY, prec, tok, pos])
+            operand = True
+        elif tok == "**":
+            if len(ops) >= room:
+                return None
+            # right-associative and the tightest: nothing on the stack is applied first
+            pos = new(Pos, (file, line, base + col)) if file is not None else locate(1, col)
+            ops.append([_POWER, _POWER_PREC, tok, pos])
+            operand = True
+        elif tok == ")" or tok == ",":
+            while ops and ops[-1][1] != _MARKER_PREC:
+                _reduce(ops.pop(), vals)
+            if not ops:
+                return None
+            top = ops[-1]
+            if top[0] == _PAREN:
+                if tok == ",":
+                    return None  # a tuple: the full parser's error
+                ops.pop()  # (f)(x) then stops at '(': the full parser calls f
+                continue
+            # the end of one argument of a call
+            if top[6] is not None:
+                top[5].append(ast.Keyword(top[6][0], vals.pop(), top[6][1]))
+                top[6] = None
+            elif top[5]:
+                return None  # positional after keyword: the full parser's error
+            if tok == ",":
+                if k < n and toks[k][1] == ")":  # a trailing comma
+                    off += len(toks[k][0]) + 1
+                    k += 1
+                else:
+                    operand = True
+                    if _keyword(toks, k, n, top, locate, off):
+                        off += len(toks[k][0]) + len(toks[k][1]) + len(toks[k + 1][0]) + 1
+                        k += 2
+                        if top[6] is None:
+                            return None
+                    continue
+            ops.pop()
+            args = vals[top[4] :]
+            del vals[top[4] :]
+            vals.append(ast.Call(top[2], args, top[5], top[3]))
+        else:
+            return None  # f(x)(y), x[0], x.y, a b: the full parser decides
+    # a character no token matches leaves a gap findall skips: then the text goes on past off
+    if operand or text[off:].strip(" \t\r"):
+        return None
+    while ops:
+        top = ops.pop()
+        if top[1] == _MARKER_PREC:
+            return None  # an unclosed parenthesis or call
+        _reduce(top, vals)
+    return vals[0] if len(vals) == 1 else None
+
+
+def _keyword(toks, k: int, n: int, call: list, locate, off: int) -> bool:
+    """At an argument's start: whether `name =` follows (then call[6] is (name, pos), or None
+    for a keyword given twice, which the full parser refuses)."""
+    if k + 1 >= n or toks[k + 1][1] != "=" or _KIND.get(toks[k][1][0]) != _NAME:
+        return False
+    name = toks[k][1]
+    if any(kw.name == name for kw in call[5]):
+        call[6] = None
+        return True
+    call[6] = (name, locate(1, off + len(toks[k][0]) + 1))
+    return True
+
+
+def _reduce(top: list, vals: list) -> None:
+    """Apply one operator from the stack to the operands it takes."""
+    if top[0] == _UNARY:
+        vals.append(ast.Unary(top[2], vals.pop(), top[3]))
+    else:
+        right = vals.pop()
+        vals[-1] = ast.Binary(top[2], vals[-1], right, top[3])

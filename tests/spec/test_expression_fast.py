@@ -1,0 +1,136 @@
+"""The one-loop expression parser (expression_fast) builds what the full parser builds.
+
+The full parser is the reference: for every text the fast path either returns the very
+nodes, values and positions the full parser returns, or None (then the full parser runs
+and words any error). Generated expressions mix every construct the fast path reads with
+ones it hands over (subscripts, lists, chained comparisons, misplaced tokens).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradcli.runtime import limits
+from gradcli.runtime.errors import GradcliError, Pos
+from gradcli.spec import expression as ex
+from gradcli.spec.expression_fast import _FAST_TOKEN, parse_fast
+
+
+def _locate(line: int, col: int) -> Pos:
+    return Pos("f", line + 10, col + 100)  # any mapping: both paths must go through it
+
+
+def _shifted(line: int, col: int) -> Pos:
+    return _locate(line, col)
+
+
+_shifted.shift = ("f", 11, 100)  # the reader's one-line locator: the fast path builds Pos itself
+
+
+def _full(text: str):
+    try:
+        return ex.Parser(text, _locate).parse()
+    except GradcliError as exc:
+        return ("error", str(exc))
+
+
+SPACE = st.sampled_from(["", "", " ", "  ", "\t"])
+ATOM = st.sampled_from(
+    ["x", "y_1", "0.5", "7", "1e3", ".5e-2", "'s'", "12345678901234567890", "1e400", "True",
+     "if", "None", "pi"]
+)  # fmt: skip
+OPS = ["+", "-", "*", "/", "**", "%", "@", "<", "==", "!=", ">=", "<=", "//", "="]
+
+
+def _expr(depth: int = 0):
+    """Expressions of the grammar, and some near misses."""
+    if depth > 3:
+        return ATOM
+    sub = st.deferred(lambda: _expr(depth + 1))
+    call = st.tuples(
+        st.sampled_from(["sin", "f", "maximum", "lambda"]),
+        st.lists(sub, max_size=3),
+        st.lists(st.tuples(st.sampled_from(["axis", "k"]), sub), max_size=2),
+        st.sampled_from(["", ","]),
+        SPACE,
+    ).map(
+        lambda t: (
+            f"{t[0]}({t[4]}" + ", ".join(t[1] + [f"{k}{t[4]}={v}" for k, v in t[2]]) + f"{t[3]})"
+        )
+    )
+    return st.one_of(
+        ATOM,
+        st.tuples(st.sampled_from(["-", "+"]), SPACE, sub).map("".join),
+        st.tuples(SPACE, sub, SPACE).map(lambda t: f"({t[0]}{t[1]}{t[2]})"),
+        call,
+        st.tuples(sub, SPACE, st.sampled_from(OPS), SPACE, sub).map("".join),
+        st.tuples(sub, st.sampled_from(["[0]", ".y", "(1)", " x", ",", ")", "$"])).map("".join),
+        st.lists(sub, max_size=2).map(lambda items: "[" + ", ".join(items) + "]"),
+    )
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.tuples(SPACE, _expr(), SPACE).map("".join))
+def test_fast_path_builds_the_full_parsers_tree_or_hands_over(text):
+    fast = parse_fast(text, _locate)
+    full = _full(text)
+    assert parse_fast(text, _shifted) == fast
+    if fast is not None:
+        assert fast == full
+    assert ex.parse(text, _locate) == full if not isinstance(full, tuple) else True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sin(y0) * 0.9 + 0.1 * x",
+        "maximum(y * 0.9, 0.5 * x) + 0.01",
+        "((y * 0.9) + ((0.1 * x) - 0.01))",
+        "-a ** -b ** c * d",
+        "f(a, b=2, c=x+1,)",
+        "(a < b) < c",
+        "f()",
+        "sum(x, axis=0)",
+        "2 ** -1 % 3 @ 'q'",
+    ],
+)
+def test_fast_path_reads_the_common_grammar(text):
+    assert parse_fast(text, _locate) is not None
+    assert parse_fast(text, _locate) == _full(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a < b < c", "f(a=1, a=2)", "f(a=1, 2)", "(a, b)", "()", "x[0]", "f(x)(y)", "(f)(x)",
+     "x.y", "a b", "1e400", "lambda", "a // b", "a = b", "x $", "", "f(", "(a"],
+)  # fmt: skip
+def test_fast_path_hands_over_what_it_does_not_read(text):
+    assert parse_fast(text, _locate) is None
+
+
+def test_fast_path_hands_over_near_the_depth_limit(monkeypatch):
+    text = "(" * 150 + "x" + ")" * 150
+    assert parse_fast(text, _locate) is None
+    assert isinstance(_full(text), ex.Name)  # max_depth 200: the full parser reads it
+    monkeypatch.setattr(limits.current, "max_depth", 10)
+    assert parse_fast("-" * 6 + "x", _locate) is None
+    assert "nested more than 10" in _full("-" * 11 + "x")[1]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="ab_1.9eE+-*/<>=!()[],:%@'\" \t٣x", max_size=20))
+def test_fast_tokens_are_the_full_tokenizers(text):
+    """Where the full tokenizer reads a text whole, the fast pattern splits it alike."""
+    try:
+        full = ex.tokenize(text, _locate)[:-1]  # without the end token
+    except GradcliError:
+        return
+    pairs = _FAST_TOKEN.findall(text)
+    assert [tok for _, tok in pairs] == [t.text for t in full]
+    offsets, off = [], 0
+    for ws, tok in pairs:
+        offsets.append(off + len(ws) + 1)
+        off += len(ws) + len(tok)
+    assert offsets == [t.col for t in full]
