@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -27,6 +27,9 @@ class Source:
     # body is differentiated; else one entry per parameter, None = no gradient to it)
     functions: dict[str, object] = field(default_factory=dict)
     seed_positions: dict[str, Pos] = field(default_factory=dict)  # grad_ys given, by output
+    # inputs the outputs do not depend on, by name, where the front end knows the line that
+    # dropped what was computed from them: (that position, the clause saying so)
+    no_path: Mapping[str, tuple[Pos, str]] = field(default_factory=dict)
 
 
 @dataclass

@@ -214,6 +214,13 @@ class Analysis:
             if deps
             else f"{self.label} depends on no input"
         )
+        dropped = self.problem.source.no_path.get(pair.input)
+        if dropped is not None:  # the front end knows the line that dropped its result
+            pos, clause = dropped
+            text = f"{clause}; {detail}"
+            cause = Cause(NO_PATH, self.entry_of(x), pos.line, text, text, location=pos)
+            pair.causes.append(cause)
+            return
         pair.causes.append(self._at_input(NO_PATH, x, detail))
 
     def _integer(self, pair: Pair, x: int) -> None:

@@ -18,6 +18,7 @@ from gradcli.tfcode.numpy_values import FIXES as NUMPY_FIXES
 from gradcli.tfcode.numpy_values import SPECIAL as NUMPY_SPECIAL
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
 from gradcli.tfcode.random_values import _random, _seed, _tf_random
+from gradcli.tfcode.signatures import tensor_spec
 from gradcli.tfcode.support import DTYPE_NAMES, _describe, _is_python, _kind, _python_dtype
 from gradcli.tfcode.tf1 import SCATTER_METHODS
 from gradcli.tfcode.tf1 import SPECIAL as TF1_SPECIAL
@@ -84,6 +85,9 @@ def _constant(it: Interpreter, args, kwargs, node):
     value = _opt(args, kwargs, 0, "value")
     dtype = _dtype_arg(it, _opt(args, kwargs, 1, "dtype"), node)
     if isinstance(value, (Tensor, Variable)):
+        if it.symbolic(value):
+            hint = "tf.constant takes values, not graph tensors: tf.identity or tf.cast"
+            it.refuse(node, "tf.constant of a traced (symbolic) tensor", hint)
         i = it.tensor_id(value)
         if dtype is not None and it.g[i].dtype != dtype:
             return Tensor(it.emit("cast", [i], {"dtype": dtype}, node))
@@ -397,7 +401,7 @@ SPECIAL = {
     "np.ones": _np_filled(1),
     "tf.gradients": _tf_gradients,
     "tf.function": _wrapping(Wrapper.TF_FUNCTION),
-    "tf.TensorSpec": _ignored,  # tf.function's input_signature: read, not needed
+    "tf.TensorSpec": tensor_spec,  # tf.function's input_signature (signatures.py)
     "tf.custom_gradient": _wrapping(Wrapper.CUSTOM_GRADIENT),
     "tf.py_function": _py_function,
     "tf.numpy_function": _numpy_function,

@@ -103,9 +103,11 @@ def custom_gradient_call(it, fn: PyFunction, args: list, kwargs: dict, node):
     params = [_param(it, v, node) for v in flat]
     watcher: list = []
     it.watchers.append(watcher)
+    it.autograph.append(False)  # tf.custom_gradient's wrapper (TensorFlow's code) calls it
     try:
         out = it.call_function(fn, args, kwargs, node)
     finally:
+        it.autograph.pop()
         it.watchers.pop()
     if not (isinstance(out, (tuple, list)) and len(out) == 2 and isinstance(out[1], PyFunction)):
         it.refuse(

@@ -233,6 +233,7 @@ def _apply(it, fn, element, node, what: str, read: list | None = None):
     it.tracing.append(Trace(SimpleNamespace(name=name, pos=pos), start, set()))
     tapes, it.tapes = it.tapes, []  # tf.data runs it in a graph of its own: no tape sees it
     it.watchers.append(read if read is not None else [])
+    it.autograph.append(True)  # tf.data converts its functions with AutoGraph
     try:
         if isinstance(fn, PyFunction):
             result = it.call_function(fn, args, {}, node)
@@ -241,6 +242,7 @@ def _apply(it, fn, element, node, what: str, read: list | None = None):
 
             result = call_object(it, fn, args, {}, node)
     finally:
+        it.autograph.pop()
         it.watchers.pop()
         it.tapes = tapes
         it.tracing.pop()
@@ -290,8 +292,7 @@ def _map(it, ds: Dataset, args, kwargs, node):
             yield _apply(it, fn, element, node, "map")
 
     out = _derive(ds, source, ds.card, "_MapDataset", spec)
-    found = [(v.label, v.pos.line) for v in read]
-    out.origins = tuple(dict.fromkeys((*ds.origins, *found)))
+    out.origins = tuple(dict.fromkeys((*ds.origins, *read)))
     return out
 
 

@@ -56,7 +56,7 @@ class Dataset:
     shuffled: int | None = None  # the line of a shuffle() upstream
     endless: int | None = None  # the line of the repeat() that makes it infinite
     spec: object = None  # element_spec: a nest of TensorSpecs (None: the first element's)
-    origins: tuple = ()  # (name, line): the variables its values came from
+    origins: tuple = ()  # the Variables its values came from
 
     # the interpreter's protocol for objects of its own (see expressions.attribute)
     def tf_attribute(self, it, node, name: str):
@@ -170,9 +170,10 @@ def _tensor(it, ds: Dataset, arr: np.ndarray, node, kind: str) -> Tensor:
     notes = []
     if ds.shuffled is not None:
         notes.append(SHUFFLE_NOTE.format(line=ds.shuffled))
-    if ds.origins:
-        names = [f"{n} (line {line})" for n, line in ds.origins]
-        them = ", ".join(n for n, _ in ds.origins)
+    if ds.origins:  # the variables it read: where no_path names them (unused_sources.py)
+        it.reads_from[out.id] = tuple(v.value for v in ds.origins)
+        names = [f"{v.label} (line {v.pos.line})" for v in ds.origins]
+        them = ", ".join(v.label for v in ds.origins)
         what = ", ".join(names)
         notes.append(ORIGIN_NOTE.format(what=what, them=them))
     for note in notes:
@@ -238,9 +239,9 @@ def _components(it, value, node, origins: list | None = None):
 
 
 def origin_of(value) -> list:
-    """[(name, line)] for a variable (its values cannot pass a gradient back), else []."""
+    """[the variable] for a variable (its values cannot pass a gradient back), else []."""
     if isinstance(value, Variable):
-        return [(value.label, value.pos.line)]
+        return [value]
     return []
 
 

@@ -165,6 +165,14 @@ class ExpressionMixin:
         if isinstance(value, (bool, int, float, str, type(None), list, tuple, dict)):
             return bool(value)
         if isinstance(value, (Tensor, Variable)):
+            if self.symbolic(value) and not (self.autograph and self.autograph[-1]):
+                self.refuse(
+                    node,
+                    "a condition on a traced (symbolic) tensor in code AutoGraph does not "
+                    "convert (autograph=False, a Keras layer's or model's method, a custom "
+                    "gradient)",
+                    "Python cannot take its truth value",
+                )
             i = self.tensor_id(value)
             v = self.value(i)
             if v.size != 1:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode.refusals import UNRECORDED
+from gradcli.tfcode.signatures import check_signature
 from gradcli.tfcode.support import MAX_CALL_DEPTH, _flatten, _Return
 from gradcli.tfcode.tracing import check_call
 from gradcli.tfcode.values import (
@@ -61,9 +62,12 @@ class FunctionMixin:
     # --- definitions ------------------------------------------------------------------------
     def define(self, stmt: ast.FunctionDef, scope) -> None:
         """def: a PyFunction bound to its name, its decorators read as Wrappers."""
-        wrappers = tuple(self.decorator(dec, scope) for dec in stmt.decorator_list)
+        options: dict = {}
+        wrappers = tuple(self.decorator(dec, scope, options) for dec in stmt.decorator_list)
         fn = self.make_function(stmt.name, stmt.args, stmt.body, scope, stmt)
         fn.wrappers = wrappers
+        fn.signature = options.get("input_signature")
+        fn.autograph = self.autograph_option(options.get("autograph", True), stmt)
         scope.vars[stmt.name] = fn
 
     def make_function(self, name: str, args: ast.arguments, body, scope, node) -> PyFunction:
@@ -75,8 +79,9 @@ class FunctionMixin:
         fn.kw_defaults = [None if d is None else self.expr(d, scope) for d in args.kw_defaults]
         return fn
 
-    def decorator(self, dec, scope) -> Wrapper:
-        """The Wrapper a decorator stands for (tf.function may be called with options)."""
+    def decorator(self, dec, scope, options: dict) -> Wrapper:
+        """The Wrapper a decorator stands for (tf.function may be called with options: its
+        input_signature is put in `options`)."""
         target = dec.func if isinstance(dec, ast.Call) else dec
         name = self.dotted(target, scope)
         wrapper = WRAPPERS.get(name or "")
@@ -88,6 +93,8 @@ class FunctionMixin:
             for k in dec.keywords:
                 if k.arg not in TF_FUNCTION_OPTIONS:
                     self.refuse(dec, f"@tf.function({k.arg}=...)")
+                if k.arg in ("input_signature", "autograph"):
+                    options[k.arg] = self.expr(k.value, scope)
         return wrapper
 
     def wrap(self, wrapper: Wrapper, args, kwargs, node):
@@ -100,7 +107,18 @@ class FunctionMixin:
         for k in kwargs:
             if k not in TF_FUNCTION_OPTIONS or wrapper is not Wrapper.TF_FUNCTION:
                 self.refuse(node, f"{wrapper.value}(..., {k}=...)")
-        return replace(fn, wrappers=(wrapper, *fn.wrappers))
+        signature = kwargs.get("input_signature", fn.signature)
+        autograph = self.autograph_option(kwargs.get("autograph", fn.autograph), node)
+        return replace(
+            fn, wrappers=(wrapper, *fn.wrappers), signature=signature, autograph=autograph
+        )
+
+    def autograph_option(self, value, node) -> bool:
+        """tf.function's autograph=: a Python bool (anything else is refused)."""
+        if not isinstance(value, bool):
+            what = f"tf.function(autograph={type(value).__name__})"
+            self.refuse(node, what, "give True or False")
+        return value
 
     # --- calls ------------------------------------------------------------------------------
     def call_function(self, fn: PyFunction, args: list, kwargs: dict, node):
@@ -116,6 +134,8 @@ class FunctionMixin:
 
     def traced_call(self, fn: PyFunction, inner: PyFunction, args, kwargs, node):
         """A @tf.function call: the Python function, its nodes noted, traced once per signature."""
+        if fn.signature is not None:
+            check_signature(self, fn, args, kwargs, node)
         key = (fn.pos.line, fn.pos.col, self.signature([*args, *sorted(kwargs.items())]))
         retrace = key in self.traces
         check_call(self, fn, key, retrace, node)  # what a later call of a trace does not repeat
@@ -124,9 +144,11 @@ class FunctionMixin:
         params = {v.id for v in _flatten([*args, *kwargs.values()]) if isinstance(v, Tensor)}
         self.tracing.append(Trace(fn, start, params))
         self.silent += retrace  # later calls run the traced graph: no gradient call is listed
+        self.autograph.append(fn.autograph)
         try:
             return self.call_function(inner, args, kwargs, node)
         finally:
+            self.autograph.pop()
             self.tracing.pop()
             self.silent -= retrace
             note = TRACED_NOTE.format(line=fn.pos.line)
@@ -205,11 +227,13 @@ class FunctionMixin:
             self.refuse(node, f"helpers nested more than {MAX_CALL_DEPTH} calls deep (recursion?)")
         self.depth += 1
         saved = (self.label, self.target_name)
+        self.frames.enter(len(self.g), self.pos(node))
         try:
             self.block(fn.body, frame)
         except _Return as ret:
             return ret.value
         finally:
+            self.frames.leave(len(self.g))
             self.depth -= 1
             self.label, self.target_name = saved
         return None

@@ -40,6 +40,7 @@ from gradcli.tfcode.support import (
 )
 from gradcli.tfcode.tensors import TensorMixin
 from gradcli.tfcode.tf1_graph import probe_feeds
+from gradcli.tfcode.unused_sources import Frames
 from gradcli.tfcode.values import (
     UNKNOWN,
     DType,
@@ -122,6 +123,16 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.deferred: list[str] = []
         self.probe: list[str] | None = None
         self.fed: dict = {}
+        # for where no_path names a source (unused_sources.py): the user-function call stack
+        # each node was made under, the nodes gradient calls copied back (not uses), and fresh
+        # tensors whose values were computed from other nodes (a dataset's, from variables)
+        self.frames = Frames()
+        self.gradient_nodes: set[int] = set()
+        self.reads_from: dict[int, tuple[int, ...]] = {}
+        # whether AutoGraph converts the code being read, innermost last (empty: eager code):
+        # a tf.function's or a Dataset.map's function and the user functions they call are
+        # converted; what Keras or tf.custom_gradient calls is not (see pybuiltins.py)
+        self.autograph: list[bool] = []
 
     # --- running ------------------------------------------------------------------------
     def run_module(self, tree: ast.Module) -> None:

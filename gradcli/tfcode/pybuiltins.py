@@ -18,7 +18,13 @@ if TYPE_CHECKING:  # annotations only: interpret.py imports this module
 def _python_number(kind):
     def make(it: Interpreter, args, kwargs, node):
         value = args[0] if args else 0
-        if isinstance(value, (Tensor, Variable)) and it.symbolic(value):
+        traced = it.symbolic(value) or (isinstance(value, Variable) and bool(it.tracing))
+        if isinstance(value, (Tensor, Variable)) and traced:  # a variable there: a graph read
+            if not (it.autograph and it.autograph[-1]):  # Python's own float() of a graph tensor
+                it.refuse(node, f"{kind}() of a traced (symbolic) tensor in code AutoGraph does "
+                          "not convert (autograph=False, a Keras layer's or model's method, "
+                          "a custom gradient)",
+                          "Python cannot convert a graph tensor there")  # fmt: skip
             dtype = "float32" if kind == "float" else "int32"  # AutoGraph's float() and int()
             return Tensor(it.emit("cast", [it.tensor_id(value)], {"dtype": dtype}, node))
         if isinstance(value, (Tensor, Variable)):

@@ -14,6 +14,7 @@ from gradcli.core.problem import ZEROS, Problem, Source
 from gradcli.runtime.errors import GradcliError, Pos
 from gradcli.tfcode.interpret import Interpreter
 from gradcli.tfcode.support import _short
+from gradcli.tfcode.unused_sources import DroppedSources
 from gradcli.tfcode.values import Tape, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only: calls.py imports this module
@@ -136,6 +137,7 @@ class Lowering:
         self.wrt_program = list(source_of)
         L.entries = list(outputs)
         source = Source(it.file, it.lines, self.positions, functions=dict(it.functions))
+        source.no_path = DroppedSources(it, {x: n for x, (n, _) in source_of.items()}, target_ids)
         return Problem(self.call, L, outputs, wrt, seed_list, mode, source)
 
     def _needed(self, roots: list[int], source_of: dict) -> bytearray:
@@ -162,13 +164,16 @@ class Lowering:
         v, code, label = it.stored[i]
         n = it.g[i]
         detail = (
-            f"{_short(code, 60)} copies a value into the variable {label}; reading {label} later "
-            "starts afresh, so no gradient flows back through the copy to what it was computed "
+            f"{_short(code, 60)} writes a value into the variable {label}; reading {label} later "
+            "starts afresh, so no gradient flows back through the write to what it was computed "
             f"from; differentiate with respect to {label}, or use the tensor itself"
         )
-        summary = f"{_short(code, 40)}, a copy into a variable"
-        b = self._boundary(self.memo[v], TapeCause.STORED, detail, summary, label, n.pos)
-        self.positions.setdefault(label, n.pos)
+        summary = f"{_short(code, 40)}, a write into a variable"
+        entry = label  # a later write into the same variable: an entry of its own line
+        if label in self.positions and self.positions[label].line != n.pos.line:
+            entry = f"{label}@{n.pos.line}"
+        b = self._boundary(self.memo[v], TapeCause.STORED, detail, summary, entry, n.pos)
+        self.positions.setdefault(entry, n.pos)
         self.back[b] = i
         return b
 
@@ -267,6 +272,15 @@ class Lowering:
     def copy_back(self, ev: Evaluation, node) -> list:
         """The gradients as program values: gradient nodes copied into the program graph
         (from the graph the evaluation built them in, a copy of the lowered one)."""
+        it = self.it
+        start = len(it.g)
+        try:
+            return self._copy_back(ev, node)
+        finally:  # gradient nodes: not uses of a source where no_path names one
+            it.gradient_nodes.update(range(start, len(it.g)))
+
+    def _copy_back(self, ev: Evaluation, node) -> list:
+        """copy_back's work (see there)."""
         it, L = self.it, ev.problem.graph
         results = []
         mapping = dict(self.back)

@@ -454,12 +454,22 @@ class TensorMixin:
                 self.pos(node),
             )
         old = var.value
+        update = None
+        if name != "assign" and isinstance(value, (Tensor, Variable)) and _kind(value) == TF:
+            # the update as a node no tape records, made before the new value: a copy of it
+            # is where gradients stop (store)
+            ids = [old, self.tensor_id(value, read=False)]
+            if self.g[ids[1]].dtype == self.g[old].dtype:
+                op = "add" if name == "assign_add" else "sub"
+                update = Tensor(self.emit(op, ids, {}, node, record=False))
         var.value = self.leaf(new, node).id
         var.versions.append(var.value)
         # a value computed from values an update gradcli does not compute changed is stale too
         self.keep_stale(var.value, [value] if name == "assign" else [value, Tensor(old)])
         if name == "assign":
             self.store(var.value, value, ast.unparse(node), var.label)
+        elif update is not None:
+            self.store(var.value, update, ast.unparse(node), var.label)
         return var
 
     def stale_line(self, values) -> int | None:

@@ -65,6 +65,8 @@ class PyFunction:
     scope: dict  # the defining scope (closures see it)
     pos: Pos
     wrappers: tuple = ()  # Wrapper values, outermost first
+    signature: object = None  # a tf.function's input_signature, as given (signatures.py)
+    autograph: bool = True  # a tf.function's autograph= (False: its code is not converted)
     defaults: list = field(default_factory=list)  # values of the positional defaults
     kw_defaults: list = field(default_factory=list)  # keyword-only defaults (None: required)
 

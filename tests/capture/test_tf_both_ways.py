@@ -64,24 +64,26 @@ CUSTOM_OR_NESTED = (
     "line, the static reader and the expectation stop_gradient there (convention differs)"
 )
 NO_PATH_LINE = (
-    "no_path's line: the static reader names the source's definition or the call that "
-    "makes the unused result, the run mode the line that drops it or the source's last "
-    "use (issue 29 asks for the line that dropped it: the static side where they differ)"
+    "no_path's line for a TF1 placeholder nothing uses: the static reader names its "
+    "definition, as the run mode's own rule (made at line N) says; the graph-mode run mode "
+    "records the placeholder as made at the tf.gradients line (run wrong)"
 )
-STATE_WRITE = (
-    "a value that reaches the loss only through variable state (tf.Variable(t), assign): "
-    "the static reader says no_path (does not use it), which issue 29 rules out; the run "
-    "mode's cut at the write is right (static wrong)"
+DATASET_READ = (
+    "variables a dataset reads (from_tensor_slices of one, a map function reading one): the "
+    "run mode cuts them at the dataset's line (outside_tape, non_differentiable), the static "
+    "reader says no_path at the line that iterates it (static wrong: issue 29 wants the cut)"
 )
 TRAINABLE_FALSE_LINE = (
-    "trainable=False set on a Keras weight: the static reader names where it is declared, "
-    "the run mode where the variable is made (convention differs)"
+    "trainable=False set on a Keras weight: the static reader and the snippet's expectation "
+    "name the add_weight that set it (the cause's own line, as issue 29 asks of a cause "
+    "inside a layer), the run mode the line of the gradient call's frame where the weight "
+    "was made on the first call (run wrong)"
 )
 # (snippet, side) -> its classes. "run": the run mode differs from TensorFlow's recorded
 # values or the snippet's expectation; "static": the two ways name different causes
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
 KNOWN: dict[tuple[str, str], str] = {
-    ("data_from_variables", "static"): NO_PATH_LINE,
+    ("data_from_variables", "static"): DATASET_READ,
     ("data_keras_training_loop", "static"): RANDOM_ZEROS,
     ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
     ("keras_bidirectional_text_model", "static"): RANDOM_ZEROS,
@@ -90,7 +92,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_custom_layer", "run"): TRAINABLE_FALSE_LINE,
     ("keras_custom_layer", "static"): TRAINABLE_FALSE_LINE,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
-    ("keras_functional", "static"): "; ".join([NO_PATH_LINE, ZERO_UNKNOWN]),
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,
     ("keras_layers_grouped_conv", "static"): "; ".join([ZERO_CUT_BESIDE, ZERO_UNKNOWN]),
     ("keras_layers_second_order", "run"): CUSTOM_OR_NESTED,
@@ -100,15 +101,12 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_mask_fit", "static"): ZERO_CUT_BESIDE,
     ("keras_mask_lstm_fit", "static"): ZERO_UNKNOWN,
     ("keras_mask_merge_layers", "static"): ZERO_CUT_BESIDE,
-    ("keras_unused_head", "static"): NO_PATH_LINE,
     ("leaves_tape_py_function_numpy", "run"): NUMPY_BUFFER,
     ("nested_tapes_fourth_derivative", "static"): NO_PATH_LINE,
     ("nested_tapes_max_pool_third", "static"): ZERO_UNKNOWN,
     ("numpy_helpers", "run"): NUMPY_BUFFER,
     ("numpy_helpers", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
     ("seed_002_0", "static"): ZERO_UNKNOWN,
-    ("stored_assign_from_tensor", "static"): STATE_WRITE,
-    ("stored_variable_from_tensor", "static"): STATE_WRITE,
     ("tf1_gradients_grad_ys", "static"): NO_PATH_LINE,
     ("tf1_graph_losses", "static"): ZERO_UNKNOWN,
     ("tf1_scatter_update", "static"): ZERO_UNKNOWN,
@@ -117,8 +115,6 @@ KNOWN: dict[tuple[str, str], str] = {
 # expectations issue 29 overrides: a value that reached the loss through a write into
 # state is cut at that line, never "does not use it at all" (no_path)
 OVERRIDE = {
-    ("stored_assign_from_tensor", 0, "x"): ("non_differentiable", 11),
-    ("stored_variable_from_tensor", 0, "x"): ("non_differentiable", 10),
     # a dataset made from variables (line 11) reaches the loss through its iterator: offsets
     # is read there before the tape opens; scale inside the map function, whose dataset op
     # has no gradient

@@ -47,8 +47,13 @@ def test_every_stop_op_carries_explains_words():
 
 
 def test_cause_kinds_are_defined_once():
-    """The code-level kinds, and no_path for a copy into a variable (TapeCause.STORED)."""
-    kinds = {wording.LEAVES_TAPE, wording.NOT_WATCHED, wording.OUTSIDE_TAPE, wording.NO_PATH}
+    """The code-level kinds, and non_differentiable for a copy into a variable (STORED)."""
+    kinds = {
+        wording.LEAVES_TAPE,
+        wording.NOT_WATCHED,
+        wording.OUTSIDE_TAPE,
+        wording.NON_DIFFERENTIABLE,
+    }
     assert kinds == {c.value for c in TapeCause}
 
 

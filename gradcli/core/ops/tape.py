@@ -19,7 +19,10 @@ class TapeCause(str, Enum):
     LEAVES_TAPE = "leaves_tape"  # turned into NumPy or Python (.numpy(), np.*, float())
     NOT_WATCHED = "not_watched"  # a constant never watched, trainable=False, ...
     OUTSIDE_TAPE = "outside_tape"  # computed after the with block, or before tape.watch
-    STORED = "no_path"  # copied into a variable (tf.Variable(t), v.assign(t)): reads start anew
+    # copied into a variable (tf.Variable(t), v.assign(t)): reads start anew; issue 29: a value
+    # that reaches the target only through such a write is cut at the write, as the run mode
+    # says (non_differentiable), never "does not use it at all"
+    STORED = "non_differentiable"
 
 
 # identity forward, no gradient; attrs: cause (a TapeCause value), detail (one sentence with

@@ -74,7 +74,6 @@ CLASSES = {
     "losses.Loss": LOSS,
     **{f"losses.{n}": c for n, c in LOSS_CLASSES.items()},
     **{f"optimizers.{n}": c for n, c in OPTIMIZERS.items()},
-    **{f"optimizers.legacy.{n}": c for n, c in OPTIMIZERS.items()},
     **CONV_CLASSES, **CORE_CLASSES, **_regularizers.CLASSES,
     **NORMALIZATION_CLASSES, **RECURRENT_CLASSES, **WRAPPER_CLASSES, **RNN_CELL_CLASSES,
     **_activation_layers.CLASSES, **_merging.CLASSES, **_shape_layers.CLASSES,
@@ -101,7 +100,8 @@ def resolve_class(path: str) -> Class | None:
 
 def reader_names() -> list[str]:
     """The tf.keras.* (and tf.Module) names the reader reads, for docs/reading-code.md's list."""
-    names = [f"tf.keras.{n}" for n in CLASSES if not n.startswith("optimizers.legacy.")]
+    # (tf.keras.optimizers.legacy.* are not read: Keras 3 refuses to make them)
+    names = [f"tf.keras.{n}" for n in CLASSES]
     names += [*TF_CLASSES, "tf.keras.Input", "tf.keras.layers.Input"]
     names += [f"tf.keras.{n}" for n in FUNCTIONS]
     names += [f"tf.keras.activations.{n}" for n in ACTIVATIONS]
@@ -260,7 +260,10 @@ def _method(it: Interpreter, cls: Class, stmt: ast.FunctionDef, scope: Scope) ->
     for d in decorators:
         if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"):
             it.refuse(d, f"@{d.id} methods")
-    wrappers = tuple(it.decorator(d, scope) for d in decorators)
+    options: dict = {}
+    wrappers = tuple(it.decorator(d, scope, options) for d in decorators)
+    if "input_signature" in options:  # its specs leave out self: not read (signatures.py)
+        it.refuse(stmt, f"@tf.function(input_signature=...) on a method ({stmt.name})")
     fn: PyFunction = it.make_function(stmt.name, stmt.args, stmt.body, scope, stmt)
     fn.wrappers = wrappers
     if not stmt.args.args:

@@ -61,8 +61,12 @@ def instantiate(it: Interpreter, cls: Class, args, kwargs, node) -> Instance:
 
 def call_member(it: Interpreter, obj: Instance, fn, owner: Class, args, kwargs, node):
     """A method call: a Builtin runs here, a def of the file is inlined with self bound."""
-    if isinstance(fn, Builtin):
-        return fn.fn(it, obj, list(args), dict(kwargs), node)
+    if isinstance(fn, Builtin):  # Keras's own code: what it calls AutoGraph does not convert
+        it.autograph.append(False)
+        try:
+            return fn.fn(it, obj, list(args), dict(kwargs), node)
+        finally:
+            it.autograph.pop()
     if isinstance(fn, PyFunction):
         st = state(it)
         st.methods.append((owner, obj))

@@ -1,8 +1,8 @@
 # values: exact
 # note: a dataset made from a variable, and a map function reading another: its elements are new tensors, so neither variable gets a gradient through them
 # expect: call 0 source w: connected
-# expect: call 0 source scale: no_path
-# expect: call 0 source offsets: no_path
+# expect: call 0 source scale: no_path line 13
+# expect: call 0 source offsets: no_path line 13
 import tensorflow as tf
 
 w = tf.Variable(2.0)

@@ -4,8 +4,8 @@
 # expect: call 0 source #1: connected
 # expect: call 0 source #2: connected
 # expect: call 0 source #3: connected
-# expect: call 0 source #4: no_path
-# expect: call 0 source #5: no_path
+# expect: call 0 source #4: no_path line 27
+# expect: call 0 source #5: no_path line 27
 import numpy as np
 import tensorflow as tf
 

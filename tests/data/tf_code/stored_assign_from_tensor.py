@@ -1,6 +1,6 @@
 # values: exact
 # note: w.assign(x * 2.0 + ...) inside the tape stores a copy: the later read of w is connected to w, not to x
-# expect: call 0 source x: no_path line 11
+# expect: call 0 source x: non_differentiable line 11
 # expect: call 1 source w: connected
 import tensorflow as tf
 

@@ -1,6 +1,6 @@
 # values: exact
 # note: tf.Variable(y) inside the tape copies y: the loss reads the new variable z, so the gradient for x is None (no path back through the copy) and z's own gradient is 2
-# expect: call 0 source x: no_path line 10
+# expect: call 0 source x: non_differentiable line 10
 # expect: call 1 source z: connected
 import tensorflow as tf
 
