@@ -16,7 +16,7 @@ ALLOWED = {
     "tfcode": {"runtime", "core"},
     "explain": {"runtime", "core", "spec", "tfcode"},
     "check": {"runtime", "core", "spec", "tfcode"},
-    "capture": {"runtime", "core", "explain"},
+    "capture": {"runtime", "core", "tfcode", "explain"},  # tfcode: TensorFlow's op table
     "views": {"runtime", "core", "spec", "tfcode", "explain", "check", "capture"},
     "cli": {"runtime", "core", "spec", "tfcode", "explain", "check", "views", "capture"},
     "api": {"runtime", "core", "spec", "tfcode", "explain", "check"},
