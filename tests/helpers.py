@@ -206,3 +206,25 @@ def assert_sympy_check(expr: str, at: str) -> None:
                  "json")  # fmt: skip
     assert res.code == 0, (res.stdout, res.stderr)
     assert "sympy" in res.stdout.lower() and "finite" not in res.stdout.lower()
+
+
+def worker_documents(code: str, payload, timeout: float, cwd=None) -> dict:
+    """Run `code` in a fresh Python (gradcli importable) with `payload` as JSON in argv[1];
+    it prints "\\x00" then a JSON object: that object. A fresh process each time, for runs
+    that must not share a framework's global state (TF1 graph mode)."""
+    import os
+    import subprocess
+    import sys
+
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path}
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(payload)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=timeout,
+    )
+    assert "\x00" in out.stdout, out.stderr[-3000:]
+    return json.loads(out.stdout.rsplit("\x00", 1)[1])

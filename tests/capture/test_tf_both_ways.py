@@ -15,13 +15,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import worker_documents
 
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # as the reference snippets ran
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -166,20 +165,7 @@ print("\\x00" + json.dumps(docs))
 def graph_documents() -> dict:
     """The run documents of every graph-mode snippet, made in one subprocess."""
     paths = {n: str(CODE / f"{n}.py") for n in GRAPH}
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    out = subprocess.run(
-        [sys.executable, "-c", WORKER, json.dumps(paths)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert "\x00" in out.stdout, out.stderr[-2000:]
-    return json.loads(out.stdout.rsplit("\x00", 1)[1])
+    return worker_documents(WORKER, paths, 300, cwd=ROOT)
 
 
 def static_document(path: Path) -> dict | None:

@@ -14,13 +14,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import worker_documents
 
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # as tools/tf_threads_reference.py ran
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -70,19 +69,7 @@ print("\\x00" + json.dumps(out))
 def graph_documents() -> dict:
     """The run documents of the TF1 graph-mode scripts, made in one subprocess."""
     paths = [str(DATA / e["file"]) for e in MANIFEST if _graph_mode(e["file"])]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    out = subprocess.run(
-        [sys.executable, "-c", WORKER, json.dumps(paths)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert "\x00" in out.stdout, out.stderr[-3000:]
-    return json.loads(out.stdout.rsplit("\x00", 1)[1])
+    return worker_documents(WORKER, paths, 600)
 
 
 @cache
