@@ -67,6 +67,11 @@ NO_PATH_LINE = (
     "definition, as the run mode's own rule (made at line N) says; the graph-mode run mode "
     "records the placeholder as made at the tf.gradients line (run wrong)"
 )
+NESTED_NO_PATH_LINE = (
+    "no_path's line for a source a nested gradient drops: the run mode names the line "
+    "whose inner gradient leaves it out (issue 29's rule: the line that dropped it), the "
+    "static reader the source's definition (static wrong)"
+)
 DATASET_READ = (
     "variables a dataset reads (from_tensor_slices of one, a map function reading one): the "
     "run mode cuts them at the dataset's line (outside_tape, non_differentiable), the static "
@@ -101,7 +106,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_mask_lstm_fit", "static"): ZERO_UNKNOWN,
     ("keras_mask_merge_layers", "static"): ZERO_CUT_BESIDE,
     ("leaves_tape_py_function_numpy", "run"): NUMPY_BUFFER,
-    ("nested_tapes_fourth_derivative", "static"): NO_PATH_LINE,
+    ("nested_tapes_fourth_derivative", "static"): NESTED_NO_PATH_LINE,
     ("nested_tapes_max_pool_third", "static"): ZERO_UNKNOWN,
     ("numpy_helpers", "run"): NUMPY_BUFFER,
     ("numpy_helpers", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
