@@ -11,7 +11,8 @@ CALL_NAMES = ("backward", "grad")
 
 
 @lru_cache(maxsize=64)
-def _tree(file: str):
+def script_tree(file: str):
+    """(the file's ast, or None when it does not parse; its text), read once per file."""
     text = "".join(linecache.getlines(file))
     try:
         return ast.parse(text), text
@@ -20,7 +21,7 @@ def _tree(file: str):
 
 
 def _calls_at(file: str, line: int) -> list[ast.Call]:
-    tree, _ = _tree(file)
+    tree, _ = script_tree(file)
     if tree is None:
         return []
     found = []
@@ -34,7 +35,7 @@ def _calls_at(file: str, line: int) -> list[ast.Call]:
 
 
 def _text(file: str, node) -> str | None:
-    _, text = _tree(file)
+    _, text = script_tree(file)
     segment = ast.get_source_segment(text, node)
     return " ".join(segment.split()) if segment else None
 
@@ -80,7 +81,7 @@ def input_texts(file: str | None, line: int | None, count: int) -> list[str] | N
 
 def _func_applied(file: str, line: int, count: int) -> list[str] | None:
     """The arguments `grad(f, argnums=...)(a, b)` differentiates (torch.func), if readable."""
-    tree, _ = _tree(file)
+    tree, _ = script_tree(file)
     if tree is None:
         return None
     for node in ast.walk(tree):

@@ -6,24 +6,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import linecache
-from functools import lru_cache
 
-
-@lru_cache(maxsize=64)
-def _tree(file: str):
-    text = "".join(linecache.getlines(file))
-    try:
-        return ast.parse(text), text
-    except (SyntaxError, ValueError):
-        return None, text
-
+from gradcli.capture.source_text import script_tree
 
 CALL_NAMES = ("gradient", "jacobian", "batch_jacobian", "gradients", "minimize")
 
 
 def _call_at(file, line, names):
-    tree, _ = _tree(file) if file else (None, "")
+    tree, _ = script_tree(file) if file else (None, "")
     if tree is None:
         return None
     best = None
