@@ -43,6 +43,19 @@ def test_maximum_and_minimum_ties_go_to_the_first_argument():
     assert (ev.gradients["a"], ev.gradients["b"]) == (1.0, 0.0)
 
 
+@pytest.mark.parametrize(
+    ("fn", "selector"), [("maximum", "greater_equal"), ("minimum", "less_equal")]
+)
+def test_maximum_gradient_builds_one_mask_for_both_arguments(fn, selector):
+    """TensorFlow's _MaximumMinimumGrad: one selector(x, y) mask, a where_v2 per argument."""
+    ev = grad(f"{fn}(a * 2, b)", {"a": [0.5, 3.0], "b": [2.0, 2.0]})
+    gradient_ops = [n.op for n in ev.problem.graph.nodes if n.kind == "gradient"]
+    assert gradient_ops.count(selector) == 1
+    assert gradient_ops.count("where") == 2
+    assert ev.gradients["a"].tolist() == ([0.0, 2.0] if fn == "maximum" else [2.0, 0.0])
+    assert ev.gradients["b"].tolist() == ([1.0, 0.0] if fn == "maximum" else [0.0, 1.0])
+
+
 def test_max_reduction_splits_ties_evenly():
     assert grad("max(x)", {"x": [1.0, 3.0, 3.0]}).gradients["x"].tolist() == [0.0, 0.5, 0.5]
     assert grad("min(x)", {"x": [2.0, 2.0, 2.0, 5.0]}).gradients["x"].tolist() == [

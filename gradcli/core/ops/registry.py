@@ -294,6 +294,10 @@ def _differentiable_inputs(op: Op, node: Node, ins: list[Node]) -> tuple[int, ..
         if len(ins) == 2:
             a, b = ins[0].dtype in FLOAT_DTYPES, ins[1].dtype in FLOAT_DTYPES
             return (0, 1) if a and b else (0,) if a else (1,) if b else ()
+        if len(ins) == 3:  # where(condition, x, y): the condition is boolean
+            c, a, b = (n.dtype in FLOAT_DTYPES for n in ins)
+            if not c:
+                return (1, 2) if a and b else (1,) if a else (2,) if b else ()
         cut = ()
     else:
         cut = op.cuts(node, ins)
@@ -428,6 +432,7 @@ class GradBuilder:
     def __init__(self, graph: Graph):
         self.graph = graph
         self.origin: int | None = None
+        self.shared: dict = {}  # nodes one forward node's rules share (maximum's one mask)
 
     def emit(self, opname: str, *inputs: int, **attrs) -> int:
         return emit(self.graph, opname, inputs, attrs, kind="gradient", origin=self.origin)
@@ -467,6 +472,8 @@ class GradBuilder:
                 other
             ):
                 return other
+        if "neg" not in ops:  # g * c: nothing more to simplify (a hot path)
+            return self.emit("mul", a, b)
         for neg, other in ((a, b), (b, a)):
             src = self._negated_source(neg)
             if src is not None:

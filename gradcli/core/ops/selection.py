@@ -21,13 +21,20 @@ def _minimum_scalar(a, b):
 
 
 def _select_rules(selector: str):
+    # TensorFlow's _MaximumMinimumGrad builds one mask selector(x, y) and two where_v2 on it;
+    # the mask is shared here too: the rule for y reuses the one the rule for x built
+    def mask(b, n):
+        key = (n.id, selector)
+        m = b.shared.get(key)
+        if m is None:
+            m = b.shared[key] = b.emit(selector, *n.inputs)
+        return m
+
     def to_x(b, n, g):
-        x, y = n.inputs
-        return b.where(b.emit(selector, x, y), g, b.const(0.0, like=x))
+        return b.where(mask(b, n), g, b.const(0.0, like=n.inputs[0]))
 
     def to_y(b, n, g):
-        x, y = n.inputs
-        return b.where(b.emit(selector, x, y), b.const(0.0, like=x), g)
+        return b.where(mask(b, n), b.const(0.0, like=n.inputs[0]), g)
 
     return (to_x, to_y)
 
