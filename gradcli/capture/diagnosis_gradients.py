@@ -119,6 +119,10 @@ class GradientGraphFindings:
                 causes.append(self.cause(K.MASK, None, detail, elements=count, line=at,
                                          use_line=op.line))  # fmt: skip
                 continue
+            body_exits = op.extra.get("body_exits") if op is not None else None
+            if body_exits:  # a py_function whose body took its input out of TensorFlow
+                causes += self._py_function_exits(op, body_exits, count)
+                continue
             kind = read or ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)  # read: the edge's word
             name = op.name if op is not None else "an operation"
             detail = (
@@ -163,6 +167,26 @@ class GradientGraphFindings:
                     line=call.line,
                 )
             ]
+        return causes
+
+    def _py_function_exits(self, op: Operation, body_exits: list[int], count: int) -> list:
+        """leaves_tape at each line where a py_function's body took a value out of
+        TensorFlow: TensorFlow differentiates the body only through the TF ops it ran."""
+        causes, lines = [], set()
+        for e in body_exits:
+            exit_op = self.program.ops[e]
+            if exit_op.line in lines:
+                continue
+            lines.add(exit_op.line)
+            detail = (
+                f"{exit_op.name} in the function tf.py_function runs at line {op.line} takes "
+                "the tensor out of TensorFlow: the py_function's gradient comes only through "
+                f"the TensorFlow ops its body ran, so it is zero at {count} element"
+                f"{'s' * (count != 1)}"
+            )
+            causes.append(
+                self.cause(K.LEAVES_AUTOGRAD, exit_op, detail, elements=count, use_line=op.line)
+            )
         return causes
 
     def _narrowed(self, op: Operation | None) -> str | None:

@@ -22,7 +22,7 @@ from tensorflow.python.eager import record
 from tensorflow.python.framework import constant_op, ops
 from tensorflow.python.framework.func_graph import FuncGraph
 
-from gradcli.capture import tf_numpy
+from gradcli.capture import tf_numpy, tf_py_function
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.tf_ops import (
@@ -145,6 +145,10 @@ class Recorder:
             known = {id(internal): external for external, internal in pairs}
             self.captures[id(graph)] = known
         return known.get(id(t))
+
+    def alias(self, t, vid: int) -> None:
+        """Tensor t is value vid (a tf.py_function body's argument: the op's input)."""
+        self._keep(t, vid)
 
     def _keep(self, t, vid: int) -> None:
         try:
@@ -421,6 +425,7 @@ def install(stack, rec: Recorder) -> None:
     stack.callback(setattr, constant_op, "convert_to_eager_tensor", convert)
     _numpy_function(stack, rec)
     tf_numpy.install(stack, rec)
+    tf_py_function.install(stack, rec, is_eager)
     _python_path(stack)
 
 

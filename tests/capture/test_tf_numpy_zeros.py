@@ -104,3 +104,65 @@ def test_a_bias_whose_batch_terms_cancel_is_named_as_a_cancellation(tmp_path):
     )
     # d loss / d b = 1 - 1 = 0: the broadcast add's terms cancel at line 6
     assert _causes(doc, "b")[0] == ("cancellation", 6)
+
+
+def test_a_py_function_body_that_takes_numpy_is_the_cut_and_py_function_is_restored(tmp_path):
+    original = tf.py_function
+    doc = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import tensorflow as tf
+        def body(t):
+            doubled = t * 2.0
+            return doubled + np.square(t.numpy())
+        w = tf.Variable([1.0, 3.0])
+        with tf.GradientTape() as tape:
+            out = tf.py_function(body, [w * 1.0], tf.float32)
+            loss = tf.reduce_sum(out)
+        print(tape.gradient(loss, w))
+        """,
+    )
+    # TensorFlow differentiates the body through its TF ops only: t * 2.0 gives 2 per
+    # element, the NumPy square (line 6) nothing; the body's arguments are the op's inputs
+    w = tf.Variable([1.0, 3.0])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(
+            tf.py_function(lambda t: t * 2.0 + np.square(t.numpy()), [w * 1.0], tf.float32)
+        )
+    expected = tape.gradient(loss, w).numpy()
+    got = np.asarray(doc["calls"][0]["gradients"][0]["value"], dtype=np.float32)
+    assert np.array_equal(got, expected) and expected.tolist() == [2.0, 2.0]
+    # a gradient with no zeros: nothing to explain (the exit inside is not a cut of it)
+    pair = next(p for p in doc["pairs"] if p["input"] == "w")
+    assert (pair["status"], pair["causes"]) == ("connected", [])
+    assert tf.py_function is original
+
+
+def test_a_py_function_body_made_only_of_numpy_gives_zeros_cut_in_the_body(tmp_path):
+    doc = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import tensorflow as tf
+        def body(t):
+            return np.square(t.numpy())
+        w = tf.Variable([1.0, 3.0])
+        with tf.GradientTape() as tape:
+            out = tf.py_function(body, [w * 1.0], tf.float32)
+            loss = tf.reduce_sum(out)
+        print(tape.gradient(loss, w))
+        """,
+    )
+    # TensorFlow returns a zero (not None; a 0-d one here, whatever w's shape): the body
+    # reaches its input through no TF op
+    w = tf.Variable([1.0, 3.0])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.py_function(lambda t: np.square(t.numpy()), [w * 1.0], tf.float32))
+    expected = tape.gradient(loss, w)
+    got = doc["calls"][0]["gradients"][0]
+    assert got["value"] == expected.numpy().tolist() == 0.0
+    assert got["shape"] == list(expected.shape)
+    cause = next(p for p in doc["pairs"] if p["input"] == "w")["causes"][0]
+    assert (cause["kind"], cause["line"]) == ("leaves_tape", 5)
+    assert "tf.py_function runs at line 8" in cause["detail"]
