@@ -250,6 +250,10 @@ class GradientCalls:
                 if not requires and not getattr(tape, "_watch_accessed_variables", True):
                     unwatching = rec.program.facts.setdefault("unwatching_tapes", {})
                     unwatching[(call.index, name)] = getattr(tape, "_gradcli_line", None)
+                frozen = rec.frozen_weights.get(id(source))
+                if not requires and frozen is not None and frozen[0] is source:
+                    made = rec.program.facts.setdefault("frozen_weights", {})
+                    made[(call.index, name)] = frozen[1]
             if tape is None and not is_eager(tensor_of(source)):
                 requires = value.floating  # tf.gradients in a graph: no tape, nothing watched
             grad = Gradient(

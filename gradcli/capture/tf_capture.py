@@ -107,6 +107,8 @@ class Recorder:
         self.held_bytes = 0
         self.exits = ExitedValues()  # values that left TensorFlow, to know them when they return
         self.state: dict[int, int] = {}  # a variable's handle value -> its state value
+        # id(weight) -> (the weight, the user's line of its add_weight(..., trainable=False))
+        self.frozen_weights: dict[int, tuple] = {}
         self.captures: dict[int, dict] = {}  # id(graph) -> {id(internal): external}
         self.failure: BaseException | None = None  # gradcli's own failure, if any
         self.busy = 0  # > 0 while the capture (or a recorded gradient call) runs TF itself

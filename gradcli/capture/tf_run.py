@@ -124,6 +124,9 @@ def _install(stack: ExitStack, rec: Recorder, calls: GradientCalls) -> None:
             owner = next((c for c in trainer.__mro__ if method in c.__dict__), None)
             if owner is not None:
                 _patch(stack, owner, method, lambda f, m=method: calls.context_method("fit", f, m))
+        owner = next((c for c in keras.Layer.__mro__ if "add_weight" in c.__dict__), None)
+        if owner is not None:
+            _patch(stack, owner, "add_weight", lambda f: _add_weight(rec, f))
     except ImportError:
         pass
     v1 = tf.compat.v1.train.Optimizer
@@ -144,6 +147,23 @@ def _tape_init(rec: Recorder, original):
             tape._gradcli_line = stack[0][1] if stack else None
 
     return init
+
+
+def _add_weight(rec: Recorder, original):
+    """layer.add_weight(..., trainable=False) remembers the user's line it was called at:
+    a weight made untrainable there is the cause where a tape does not watch it (Keras
+    may create the TensorFlow variable later, away from that line)."""
+    import sys
+
+    def add_weight(layer, *args, **kwargs):
+        weight = original(layer, *args, **kwargs)
+        if not rec.busy and rec.failure is None and getattr(weight, "trainable", True) is False:
+            stack = rec.files.stack(sys._getframe(1))
+            if stack:
+                rec.frozen_weights[id(weight)] = (weight, stack[0][1])
+        return weight
+
+    return add_weight
 
 
 def _patch_gradients(stack: ExitStack, calls: GradientCalls) -> None:
@@ -187,6 +207,7 @@ def reworded(diagnosis):
     for k, pair in diagnosis.pairs:
         _integer_source(program, k, pair)
         _unwatching_tape(program, k, pair)
+        _frozen_weight(program, k, pair)
     for _, pair in diagnosis.pairs:
         if pair.reason:
             pair.reason = reword(pair.reason)
@@ -208,6 +229,31 @@ def _unwatching_tape(program, k: int, pair) -> None:
     cause.detail = (
         f"the tape made here has watch_accessed_variables=False and {pair.input} is not "
         "given to tape.watch, so the tape does not record it"
+    )
+    pair.reason = (
+        f"{pair.output} gets no gradient to {pair.input} (None): not_watched at line {line}"
+    )
+
+
+def _frozen_weight(program, k: int, pair) -> None:
+    """A Keras weight made with add_weight(..., trainable=False) that a tape does not watch:
+    the cause is that add_weight call, at its line (where Keras ran it, in the user's
+    build)."""
+    if program is None or not pair.causes or pair.causes[0].kind != KINDS["requires_grad_false"]:
+        return
+    line = program.facts.get("frozen_weights", {}).get((k, pair.input))
+    if line is None:
+        return
+    cause = pair.causes[0]
+    cause.line = line
+    cause.detail = (
+        f"{pair.input} is made here by add_weight(..., trainable=False), so the tape does "
+        "not watch it"
+    )
+    cause.extra["fix"] = (
+        "if it should learn, drop trainable=False here (Keras then lists it in "
+        "trainable_variables); to differentiate with respect to it anyway, call "
+        "tape.watch on it before computing from it"
     )
     pair.reason = (
         f"{pair.output} gets no gradient to {pair.input} (None): not_watched at line {line}"

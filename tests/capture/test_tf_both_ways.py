@@ -83,12 +83,6 @@ DATASET_READ = (
     "run mode cuts them at the dataset's line (outside_tape, non_differentiable), the static "
     "reader says no_path at the line that iterates it (static wrong: issue 29 wants the cut)"
 )
-TRAINABLE_FALSE_LINE = (
-    "trainable=False set on a Keras weight: the static reader and the snippet's expectation "
-    "name the add_weight that set it (the cause's own line, as issue 29 asks of a cause "
-    "inside a layer), the run mode the line of the gradient call's frame where the weight "
-    "was made on the first call (run wrong)"
-)
 # (snippet, side) -> its classes. "run": the run mode differs from TensorFlow's recorded
 # values or the snippet's expectation; "static": the two ways name different causes
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
@@ -99,8 +93,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_bidirectional_text_model", "static"): RANDOM_ZEROS,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
     ("keras_conv_pool_layers", "static"): ZERO_UNKNOWN,
-    ("keras_custom_layer", "run"): TRAINABLE_FALSE_LINE,
-    ("keras_custom_layer", "static"): TRAINABLE_FALSE_LINE,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,
     ("keras_layers_grouped_conv", "static"): "; ".join([ZERO_CUT_BESIDE, ZERO_UNKNOWN]),

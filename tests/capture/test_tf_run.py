@@ -315,3 +315,34 @@ def _static(path: Path):
         return json.loads(result.stdout)
     except json.JSONDecodeError:
         return None
+
+
+def test_a_weight_added_untrainable_is_not_watched_at_its_add_weight_line(tmp_path):
+    """Keras creates the variable away from the build line; the cause is the add_weight
+    call that made it trainable=False (its first line), whichever call built the layer."""
+    script = tmp_path / "frozen.py"
+    script.write_text(
+        "import tensorflow as tf\n"
+        "\n"
+        "\n"
+        "class Shift(tf.keras.layers.Layer):\n"
+        "    def build(self, input_shape):\n"
+        "        self.k = self.add_weight(name='k', shape=(), initializer='ones')\n"
+        "        self.b = self.add_weight(\n"
+        "            name='b', shape=(), initializer='zeros', trainable=False\n"
+        "        )\n"
+        "\n"
+        "    def call(self, x):\n"
+        "        return x * self.k + self.b\n"
+        "\n"
+        "\n"
+        "layer = Shift()\n"
+        "x = tf.constant([1.0, 2.0])\n"
+        "with tf.GradientTape() as tape:\n"
+        "    loss = tf.reduce_sum(layer(x))\n"
+        "print(tape.gradient(loss, [layer.k, layer.b]))\n"
+    )
+    _, _, doc = run(script)
+    assert values(doc, 0) == [3.0, None]  # TensorFlow's: d/dk = 1 + 2; b is not watched
+    assert first_cause(doc, 0, "layer.b") == ("unconnected", ("not_watched", 7))
+    assert "add_weight(..., trainable=False)" in pairs_of(doc, 0)["layer.b"]["causes"][0]["detail"]
