@@ -45,6 +45,7 @@ from gradcli.capture.user_files import UserFiles
 MAX_SCAN = 256  # items of a list looked into
 MAX_HELD_BYTES = 256 * 2**20  # recorded eager values held for per-op gradients
 FUNCTION_PREFIXES = ("__inference", "__forward_")
+PLACEHOLDERS = ("Placeholder", "PlaceholderWithDefault")  # a TF1 graph's inputs
 CALL_OPS = ("StatefulPartitionedCall", "PartitionedCall", "While", "StatelessWhile", "If")
 
 
@@ -128,7 +129,19 @@ class Recorder:
                 vid = self.value_of(external, line)
                 self._keep(t, vid)
                 return vid
+            line = self._made_at(t) or line
         return self.new_value(t, None, line)
+
+    def _made_at(self, t) -> int | None:
+        """The user's line a TF1 placeholder was made at (no op callback sees one; its op
+        keeps the traceback), else None."""
+        try:
+            if t.op.type not in PLACEHOLDERS or isinstance(t.graph, FuncGraph):
+                return None  # a function's or loop body's argument: not the user's input
+            stack = self.files.summary(t.op.traceback)
+        except Exception:
+            return None
+        return stack[0][1] if stack and stack[0][0] == self.program.file else None
 
     def _external(self, t):
         """The outer tensor a FuncGraph placeholder captures, or None."""

@@ -68,11 +68,6 @@ CUSTOM_OR_NESTED = (
     "(ResizeBilinearGrad): the run mode names non_differentiable at the inner gradient's "
     "line, the static reader and the expectation stop_gradient there (convention differs)"
 )
-NO_PATH_LINE = (
-    "no_path's line for a TF1 placeholder nothing uses: the static reader names its "
-    "definition, as the run mode's own rule (made at line N) says; the graph-mode run mode "
-    "records the placeholder as made at the tf.gradients line (run wrong)"
-)
 NESTED_NO_PATH_LINE = (
     "no_path's line for a source a nested gradient drops: the run mode names the line "
     "whose inner gradient leaves it out (issue 29's rule: the line that dropped it), the "
@@ -109,10 +104,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("numpy_helpers", "run"): NUMPY_BUFFER,
     ("numpy_helpers", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
     ("seed_002_0", "static"): ZERO_UNKNOWN,
-    ("tf1_gradients_grad_ys", "static"): NO_PATH_LINE,
     ("tf1_graph_losses", "static"): ZERO_UNKNOWN,
     ("tf1_scatter_update", "static"): ZERO_UNKNOWN,
-    ("tf1_unconnected_zero", "static"): NO_PATH_LINE,
 }
 # expectations issue 29 overrides: a value that reached the loss through a write into
 # state is cut at that line, never "does not use it at all" (no_path)
