@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from gradcli.capture.diagnosis_gradients import GradientGraphFindings
 from gradcli.capture.flowgraph import FlowGraph
+from gradcli.capture.numpy_syntax import scalar_call
 from gradcli.capture.program import Captured, Gradient, GradientCall, Operation, OpKind
 from gradcli.explain.analysis import Cause, Pair
 from gradcli.explain.report import CauseKind as K
@@ -474,6 +475,15 @@ class Doctor(GradientGraphFindings):
                 line=v.line,
             )
         last = ops[used[-1]]
+        spans = getattr(last.extra.get("stack"), "spans", ())
+        callee = scalar_call(last.file, spans[0] if spans else None,
+                             self.program.facts.get("numpy_names", {}))  # fmt: skip
+        if callee is not None:  # np.float32(t): NumPy read it, unseen (the buffer protocol)
+            detail = (
+                f"{callee}(...) turns the result of {last.name} into a NumPy value (NumPy "
+                "reads the tensor directly), which carries no gradient"
+            )
+            return self.cause(K.LEAVES_AUTOGRAD, last, detail)
         return self.cause(
             K.NO_PATH,
             last,

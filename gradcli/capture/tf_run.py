@@ -9,6 +9,7 @@ from contextlib import ExitStack
 import tensorflow as tf
 
 from gradcli.capture import script
+from gradcli.capture.numpy_syntax import numpy_bindings
 from gradcli.capture.program import Captured, OpKind, ProgramError
 from gradcli.capture.tf_calls import GradientCalls
 from gradcli.capture.tf_capture import Recorder, install, user_files
@@ -34,6 +35,7 @@ def capture(path: str, code, text: str, args, calls: int | None, timeout, seed) 
         outcome = script.run(code, code.co_filename, list(args), timeout)
     program.stopped = outcome.stopped
     program.exit_code = outcome.exit_code
+    program.facts["numpy_names"] = numpy_bindings(outcome.namespace)
     if outcome.exception is not None:
         exc = outcome.exception
         file, line, function = script.script_frame(exc.__traceback__, files)

@@ -51,12 +51,6 @@ RANDOM_ZEROS = (
     "dead or masked differs (the static side's zero claims are about numbers TensorFlow "
     "does not have)"
 )
-NUMPY_BUFFER = (
-    "a value that left TensorFlow where the run mode's NumPy wrappers do not see it (a NumPy "
-    "scalar type such as np.float32(t), ndarray operators on .numpy()'s array, a "
-    "py_function body): the run mode says no_path or a cut beside it, not leaves_tape "
-    "(run wrong)"
-)
 PY_FUNCTION_BODY = (
     "a tf.py_function whose body takes its input out of TensorFlow: the run mode names the "
     "exit inside the body first (leaves_tape at its line, as the snippet expects), the "
@@ -101,8 +95,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("leaves_tape_py_function_numpy", "static"): PY_FUNCTION_BODY,
     ("nested_tapes_fourth_derivative", "static"): NESTED_NO_PATH_LINE,
     ("nested_tapes_max_pool_third", "static"): ZERO_UNKNOWN,
-    ("numpy_helpers", "run"): NUMPY_BUFFER,
-    ("numpy_helpers", "static"): "; ".join([NUMPY_BUFFER, ZERO_UNKNOWN]),
     ("seed_002_0", "static"): ZERO_UNKNOWN,
     ("tf1_graph_losses", "static"): ZERO_UNKNOWN,
     ("tf1_scatter_update", "static"): ZERO_UNKNOWN,

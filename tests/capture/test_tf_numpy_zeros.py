@@ -166,3 +166,32 @@ def test_a_py_function_body_made_only_of_numpy_gives_zeros_cut_in_the_body(tmp_p
     cause = next(p for p in doc["pairs"] if p["input"] == "w")["causes"][0]
     assert (cause["kind"], cause["line"]) == ("leaves_tape", 5)
     assert "tf.py_function runs at line 8" in cause["detail"]
+
+
+def test_a_tensor_given_to_a_numpy_scalar_type_leaves_at_that_line(tmp_path):
+    """np.float32(t) reads the tensor through the buffer protocol (no hook sees it): the
+    script's text says the op's result is that call's argument."""
+    doc = _run(
+        tmp_path,
+        """
+        import numpy as np
+        import tensorflow as tf
+        from numpy import float64
+        w = tf.Variable(2.0)
+        v = tf.Variable(3.0)
+        u = tf.Variable(4.0)
+        def scaled(np):
+            return np.float32(u * 2.0)
+        with tf.GradientTape() as tape:
+            f = np.float32(w * 1.5)
+            g = float64(v + 1.0)
+            h = scaled(np)
+            loss = tf.reduce_sum(tf.ones(3)) * f + g + h
+        print(tape.gradient(loss, [w, v, u]))
+        """,
+    )
+    assert [g["value"] for g in doc["calls"][0]["gradients"]] == [None, None, None]
+    assert _causes(doc, "w")[0] == ("leaves_tape", 11)
+    assert _causes(doc, "v")[0] == ("leaves_tape", 12)
+    # inside scaled, `np` is a parameter: the global binding says nothing about it
+    assert _causes(doc, "u")[0] == ("no_path", 9)
