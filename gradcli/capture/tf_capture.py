@@ -25,6 +25,7 @@ from tensorflow.python.framework.func_graph import FuncGraph
 from gradcli.capture import tf_numpy, tf_py_function
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
+from gradcli.capture.tf_conv_zeros import conv_attrs
 from gradcli.capture.tf_ops import (
     INTEGER_TYPES,
     NONE_GRADIENTS,
@@ -40,6 +41,7 @@ from gradcli.capture.tf_ops import (
     display,
     kind_of,
 )
+from gradcli.capture.tf_zero_kinds import CONVS
 from gradcli.capture.user_files import UserFiles
 
 MAX_SCAN = 256  # items of a list looked into
@@ -295,6 +297,8 @@ class Recorder:
         if op_type in TRANSPOSING and attrs:  # matmul's transposes, for its zeros' kind
             pairs = zip(attrs[::2], attrs[1::2])  # traced ops give AttrValue protos (.b)
             extra["attrs"] = {k: bool(getattr(v, "b", v)) for k, v in pairs if k in TRANSPOSES}
+        if op_type in CONVS and attrs:  # strides, padding: for its zeros' kind
+            extra["attrs"] = conv_attrs(attrs)
         if op_type == "VarHandleOp" or op_type in WRITES:
             extra["state"] = True  # makes or writes a variable's state
         out_ids = []

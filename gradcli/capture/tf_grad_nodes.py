@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gradcli.capture import tf_zero_kinds
+from gradcli.capture import tf_conv_zeros, tf_zero_kinds
 from gradcli.capture.program import Captured, GradNode, OpKind
 
 MAX_EXTRAS = 20_000  # intermediate values asked for per call; past it, no per-op graph
@@ -180,11 +180,14 @@ def _readings(program, op, arrays, operands, uses, slots) -> tuple | None:
         gx = arrays.get(w)
         found = None
         if c is not None and gx is not None:
+            args = [operands.get(v) for v in op.inputs]
             try:
-                found = tf_zero_kinds.kind_at(
-                    op, j, gy, gx, [operands.get(v) for v in op.inputs], uses.get(w, 0) == 1,
-                    _same(program, op),
-                )  # fmt: skip
+                if op.extra.get("type") in tf_zero_kinds.CONVS:
+                    found = tf_conv_zeros.kind_at(op, j, gy, gx, args)
+                else:
+                    found = tf_zero_kinds.kind_at(
+                        op, j, gy, gx, args, uses.get(w, 0) == 1, _same(program, op)
+                    )
             except ValueError:  # shapes this reading does not follow: left to the roles
                 found = None
         out.append(found)

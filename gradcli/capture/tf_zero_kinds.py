@@ -24,6 +24,7 @@ from gradcli.explain.report import CauseKind as K
 PASSING = frozenset(["AddV2", "Add", "Sub", "BiasAdd", "Neg", "Identity", "AddN", "Cast"])
 PRODUCTS = frozenset(["Mul"])
 MATMULS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"])
+CONVS = frozenset(["Conv2D"])  # read with TensorFlow's kernels (capture/tf_conv_zeros.py)
 RAW_PREFIX = "tf.raw_ops."
 
 
@@ -37,7 +38,7 @@ def registry_op(op_type: str):
 
 def needs_operands(op_type: str) -> bool:
     """Whether the kind at this op needs its forward operands' values."""
-    return op_type in PRODUCTS or op_type in MATMULS
+    return op_type in PRODUCTS or op_type in MATMULS or op_type in CONVS
 
 
 def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):

@@ -195,3 +195,43 @@ def test_a_tensor_given_to_a_numpy_scalar_type_leaves_at_that_line(tmp_path):
     assert _causes(doc, "v")[0] == ("leaves_tape", 12)
     # inside scaled, `np` is a parameter: the global binding says nothing about it
     assert _causes(doc, "u")[0] == ("no_path", 9)
+
+
+@pytest.mark.parametrize(
+    ("image", "weights", "expected", "kind"),
+    [
+        # the filter's right column only ever meets the image's zero columns: every product
+        # behind its gradient is zero
+        ([[1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]], [[1.0, 1.0], [1.0, 1.0]],
+         [[3.0, 0.0], [5.0, 0.0]], "mask"),
+        # nonzero products whose weights of opposite sign sum to zero
+        ([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], [[1.0, -1.0], [-1.0, 1.0]],
+         [[0.0, 0.0], [0.0, 0.0]], "cancellation"),
+    ],
+)  # fmt: skip
+def test_zeros_born_at_a_conv2d_filter_are_read_with_tensorflows_kernels(
+    tmp_path, image, weights, expected, kind
+):
+    doc = _run(
+        tmp_path,
+        f"""
+        import numpy as np
+        import tensorflow as tf
+        x = tf.constant(np.array({image}, np.float32).reshape(1, 3, 3, 1))
+        k = tf.Variable(np.ones((2, 2, 1, 1), np.float32))
+        weights = tf.constant(np.array({weights}, np.float32).reshape(1, 2, 2, 1))
+        with tf.GradientTape() as tape:
+            y = tf.nn.conv2d(x, k, strides=1, padding="VALID")
+            loss = tf.reduce_sum(y * weights)
+        print(tape.gradient(loss, k))
+        """,
+    )
+    x = tf.constant(np.array(image, np.float32).reshape(1, 3, 3, 1))
+    k = tf.Variable(np.ones((2, 2, 1, 1), np.float32))
+    weights = tf.constant(np.array(weights, np.float32).reshape(1, 2, 2, 1))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.nn.conv2d(x, k, strides=1, padding="VALID") * weights)
+    got = np.asarray(doc["calls"][0]["gradients"][0]["value"], dtype=np.float32)
+    assert np.array_equal(got, tape.gradient(loss, k).numpy())
+    assert got[:, :, 0, 0].tolist() == expected
+    assert _causes(doc, "k")[0] == (kind, 8)
