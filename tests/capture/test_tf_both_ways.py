@@ -81,7 +81,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
     ("keras_bidirectional_text_model", "static"): RANDOM_ZEROS,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
-    ("keras_conv_pool_layers", "static"): ZERO_UNKNOWN,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,
     ("keras_layers_grouped_conv", "static"): "; ".join([ZERO_CUT_BESIDE, ZERO_UNKNOWN]),
