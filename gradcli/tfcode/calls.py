@@ -190,6 +190,12 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
     gradients do not pass back through (tf.gradients' stop_gradients)."""
     if it.quiet:
         it.refuse(node, "a gradient call inside a custom gradient's grad function")
+    if it.traced_loop_bodies:
+        it.refuse(
+            node,
+            "a gradient call inside a tf.while_loop body in graph mode or a tf.function",
+            "TensorFlow builds the body once, over placeholders of the loop variables",
+        )
     if any(isinstance(v, Unknown) for v in _flatten([target, sources, seeds])):
         raise Refused()
     targets = _named(target, asts[0])

@@ -132,6 +132,11 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.frames = Frames()
         self.gradient_nodes: set[int] = set()
         self.reads_from: dict[int, tuple[int, ...]] = {}
+        # node -> [(graph size, call position, frame, function)]: user calls it was passed to
+        self.passed: dict[int, list] = {}
+        # > 0 while a tf.while_loop body is read in graph mode or a trace: TensorFlow builds
+        # it once, over loop variables that are placeholders (a gradient call there is refused)
+        self.traced_loop_bodies = 0
         # whether AutoGraph converts the code being read, innermost last (empty: eager code):
         # a tf.function's or a Dataset.map's function and the user functions they call are
         # converted; what Keras or tf.custom_gradient calls is not (see pybuiltins.py)
