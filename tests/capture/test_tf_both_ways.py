@@ -45,12 +45,6 @@ ZERO_CUT_BESIDE = (
     "zeros in a connected gradient: the run mode names a non-differentiable op beside the "
     "path, the static reader the op that zeroes (run-mode gap)"
 )
-RANDOM_ZEROS = (
-    "zeros in a randomly initialised model (values: structure): the static reader finds "
-    "them in its own generator's numbers, the run mode in TensorFlow's, so which units are "
-    "dead or masked differs (the static side's zero claims are about numbers TensorFlow "
-    "does not have)"
-)
 NUMPY_BUFFER = (
     "a value that left TensorFlow where the run mode's NumPy wrappers do not see it (a NumPy "
     "scalar type such as np.float32(t), ndarray operators on .numpy()'s array, a "
@@ -88,9 +82,7 @@ TRAINABLE_FALSE_LINE = (
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
 KNOWN: dict[tuple[str, str], str] = {
     ("data_from_variables", "static"): DATASET_READ,
-    ("data_keras_training_loop", "static"): RANDOM_ZEROS,
     ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
-    ("keras_bidirectional_text_model", "static"): RANDOM_ZEROS,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
     ("keras_conv_pool_layers", "static"): ZERO_UNKNOWN,
     ("keras_custom_layer", "run"): TRAINABLE_FALSE_LINE,
