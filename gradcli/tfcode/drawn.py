@@ -59,10 +59,9 @@ class DrawingGenerator:
 
         def draw(*args, **kwargs):
             out = method(*args, **kwargs)
-            if isinstance(out, np.ndarray):
-                return out.view(Drawn)
-            note_draw(self._it, None)
-            return out
+            if not isinstance(out, np.ndarray) or out.ndim == 0:
+                note_draw(self._it, None)  # a number: its uses (Python's) are not followed
+            return out.view(Drawn) if isinstance(out, np.ndarray) else out
 
         return draw
 
