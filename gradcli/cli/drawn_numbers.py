@@ -38,7 +38,10 @@ def refuse_drawn_gradients(program, chosen) -> None:
 
 
 def numeric_claim(pair) -> bool:
-    """Whether a pair reports zeros or NaN that depend on the numbers."""
+    """Whether a pair reports zeros or NaN that depend on the numbers, or a branch not taken
+    (its condition may have been decided by drawn numbers)."""
+    if any(c.kind == "untaken_branch" for c in pair.causes):
+        return True
     if pair.status not in NUMERIC_STATUSES:
         return False
     return not pair.causes or any(c.kind not in STRUCTURAL for c in pair.causes)
@@ -52,7 +55,9 @@ def check_drawn_pairs(program, pairs) -> set[int]:
         if call.drawn is None:
             continue
         if numeric_claim(pair):
-            _refuse(program, call, f"d{pair.output}/d{pair.input}'s zeros or NaN", "explain")
+            branch = any(c.kind == "untaken_branch" for c in pair.causes)
+            claim = "branch not taken" if branch else "zeros or NaN"
+            _refuse(program, call, f"d{pair.output}/d{pair.input}'s {claim}", "explain")
         if pair.status != "unconnected":
             blind.add(k)
     for k in blind:

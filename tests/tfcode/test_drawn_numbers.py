@@ -149,3 +149,20 @@ def test_weights_give_the_initial_values(tmp_path):
     assert res.code == 0, res.stderr
     kernel = json.loads(res.stdout)["calls"][0]["gradients"][0]["value"]
     assert kernel == [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+
+
+@pytest.mark.parametrize("sign", ["<", ">"])
+def test_a_branch_decided_by_drawn_numbers_is_not_claimed(tmp_path, sign):
+    # which branch runs is decided by gradcli's numbers: whichever it takes, neither the
+    # gradient nor the untaken branch is given as TensorFlow's
+    path = write(tmp_path, "w = tf.Variable(tf.random.normal((3,)))\nv = tf.Variable(2.0)\n"
+                 "with tf.GradientTape() as tape:\n"
+                 f"    if tf.reduce_sum(w) {sign} 0:\n"
+                 "        loss = v * 2.0\n"
+                 "    else:\n"
+                 "        loss = tf.reduce_sum(w) * 2.0\n"
+                 "g = tape.gradient(loss, [v, w])\n")  # fmt: skip
+    for command in ("eval", "explain"):
+        res = invoke(command, path, "--format", "json")
+        assert res.code == 2 and "numbers drawn at random" in res.stderr, (command, res)
+        assert res.stderr.rstrip().endswith(f"gradcli {command} --run {path} (needs TensorFlow)")
