@@ -148,10 +148,30 @@ def _compute(it: Interpreter, tape, node, kind, target, sources, seeds, mode, as
     # MaxPoolGradGrad's to the pool's output), so that a tape recording this gradient finds
     # the connections TensorFlow's nested tapes find
     call.evaluation = evaluate_checked(call.problem.scratch(), it.pos(node), zeros=True)
+    _refuse_zero_keras_variables(it, node, call, sources, asts, mode)
     finish(it, call, lowered, raises)
     results = lowered.copy_back(call.evaluation, node)
     flat = iter(results)
     return rebuild(sources, flat)
+
+
+def _refuse_zero_keras_variables(it: Interpreter, node, call, sources, asts, mode) -> None:
+    """unconnected_gradients=ZERO with a Keras 3 variable the target does not reach: TensorFlow
+    2.21 raises inside the gradient (its zeros take the variable's dtype, a string in Keras 3:
+    AttributeError "'str' object has no attribute '_type_enum'", recorded in
+    tests/data/tf_threads), which no recorded error of the reader's table backs: refused."""
+    from gradcli.core.problem import UNCONNECTED
+    from gradcli.tfcode.keras.objects import KerasVariable
+
+    if mode != ZEROS or sources is None:
+        return
+    for value, name in _named(sources, asts[1]):
+        if isinstance(value, KerasVariable) and call.evaluation.status.get(name) == UNCONNECTED:
+            it.refuse(
+                node,
+                f"unconnected_gradients=ZERO for a Keras variable the target does not use ({name})",
+                "TensorFlow 2.21 raises AttributeError inside the gradient there",
+            )
 
 
 def crosses_unread_code(it: Interpreter, node, kind, target, sources, seeds, mode, asts) -> bool:

@@ -508,12 +508,14 @@ class TensorMixin:
 
     def store(self, leaf: int, value, code: str, label: str) -> None:
         """Remember that a variable's value leaf holds a copy of a TensorFlow tensor (same
-        dtype and shape): gradients stop there, and the lowering says where (no_path)."""
+        shape): gradients stop there, and the lowering says where (no_path)."""
         if not isinstance(value, (Tensor, Variable)):
             return  # a NumPy value made from a tensor (.numpy()) is kept: its cut shows
         i = self.tensor_id(value, read=False)
-        if self.g[i].dtype == self.g[leaf].dtype and self.g[i].shape == self.g[leaf].shape:
-            self.stored[leaf] = (i, code, label)
+        if self.g[i].shape != self.g[leaf].shape:
+            return
+        # (another dtype: assign converts it; the lowering casts the copy back)
+        self.stored[leaf] = (i, code, label)
 
     def as_array(self, value, node, dtype: str | None = None) -> np.ndarray:
         """The concrete value of a tensor or Python value (for variables and constants)."""

@@ -10,7 +10,8 @@ file:line:col and `--run`) or answer exactly as TensorFlow 2.21 did:
   runs): None exactly where TensorFlow gave None, the numbers within float rounding (gradcli's
   NumPy kernels sum in another order than TensorFlow's), NaN, Inf and zeros where TensorFlow
   had them; a "symbolic" entry (a traced step's) only needs to be connected;
-- what TensorFlow raised (reference.json's `raises`) is what the reader says it raises.
+- what TensorFlow raised (reference.json's `raises`, and a call's `raised`) is what the reader
+  says it raises.
 
 The manifest is read, not listed here: scripts added to it are tested too. TensorFlow is not
 needed (the reader never imports it; the expectations are stored data).
@@ -130,6 +131,10 @@ def eval_problems(entry: dict) -> list[str]:
             wrong.append(f"a gradient call at line {call['line']} TensorFlow did not make")
             continue
         used.add(k)
+        if "result" not in reference[k]:  # the call raised in TensorFlow
+            if call["error"] is None and call.get("unknown") is None:
+                wrong.append(f"line {call['line']}: TensorFlow raised {reference[k]['raised']}")
+            continue
         if call["error"] is not None or call.get("unknown") is not None:
             continue  # TensorFlow raises there (checked by explain), or unknown: no values
         ref = reference[k]["result"]
