@@ -170,7 +170,8 @@ def _refuse_zero_keras_variables(it: Interpreter, node, call, sources, asts, mod
             it.refuse(
                 node,
                 f"unconnected_gradients=ZERO for a Keras variable the target does not use ({name})",
-                "TensorFlow 2.21 raises AttributeError inside the gradient there",
+                "TensorFlow 2.21 fails inside the gradient there: its zeros take the "
+                "variable's dtype, a string in Keras 3",
             )
 
 
