@@ -58,6 +58,8 @@ READ = {
     "while_loop_reads_variable": "an eager tf.while_loop reading a variable",
     "py_function_gradient": "an eager tf.py_function's ops are recorded",
     "gather_variable_repeated": "tf.gather of a variable with repeated int indices",
+    "keras_sequential_add_input_shape": "Keras: Sequential.add builds with input_shape=",
+    "keras_assign_in_call": "wrong lines: a write into a float64 weight inside call",
 }
 # case -> (line, what the refusal names)
 REFUSED = {
@@ -74,6 +76,7 @@ REFUSED = {
     "ragged_reduce": (7, "tf.RaggedTensor.from_row_lengths"),
     "sparse_dense_matmul": (6, "tf.sparse.SparseTensor"),
     "segment_ops": (9, "tf.math.unsorted_segment_mean"),
+    "keras_unconnected_zero_variable": (10, "unconnected_gradients=ZERO for a Keras variable"),
 }
 
 
