@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from gradcli.cli.drawn_numbers import check_drawn_pairs, refuse_drawn_gradients
 from gradcli.cli.exit_codes import ExitCode
 from gradcli.runtime.errors import GradcliError
 
@@ -73,7 +74,9 @@ def run_eval(
     )
     fmt = choose_format(fmt)
     docs, failed, status = [], [], OK
-    for k, call in _chosen(program, only):
+    chosen = _chosen(program, only)
+    refuse_drawn_gradients(program, chosen)
+    for k, call in chosen:
         ev = call.evaluation
         if call.error is not None or call.unknown is not None:
             status = FINDING  # TensorFlow raises here, or gradcli cannot read past a line
@@ -181,6 +184,7 @@ def run_explain(
             pairs.append((k, call, pair))
             if not pair.ok:
                 status = FINDING
+    blind = check_drawn_pairs(program, pairs)  # numbers gradcli drew: no zeros claimed
     if html is not None:
         from gradcli.cli.report_file import write_text
         from gradcli.views.html_report import page
@@ -196,6 +200,8 @@ def run_explain(
         docs = []
         for k, call, pair in pairs:
             doc = {"call": k, "line": call.line, **pair.document()}
+            if k in blind and pair.status != "unconnected":
+                doc["zero_elements"] = None  # in gradcli's draws, not TensorFlow's numbers
             found = sites.get(k, {}).get((pair.output, pair.input))
             if found:  # only where an element is a convention
                 doc["conventions"] = conventions_document(found)

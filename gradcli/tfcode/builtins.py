@@ -16,6 +16,7 @@ from gradcli.tfcode import api_table as api
 from gradcli.tfcode.datasets import SPECIAL as DATASETS
 from gradcli.tfcode.numpy_values import FIXES as NUMPY_FIXES
 from gradcli.tfcode.numpy_values import SPECIAL as NUMPY_SPECIAL
+from gradcli.tfcode.packing import pack
 from gradcli.tfcode.pybuiltins import BUILTINS, PYTHON_BUILTINS  # noqa: F401 (re-exported)
 from gradcli.tfcode.random_values import _random, _seed, _tf_random
 from gradcli.tfcode.signatures import tensor_spec
@@ -100,6 +101,7 @@ def _numpy_array(it: Interpreter, args, kwargs, node):
     dtype = _dtype_arg(it, _opt(args, kwargs, 1, "dtype"), node)
     if isinstance(value, (Tensor, Variable)) and _kind(value) == TF:
         value = it.leave(value, node, ast.unparse(node), "np.array")
+    value = pack(it, value, node, numpy=True) or value  # a list holding tensors
     if isinstance(value, Tensor):
         if dtype is not None and it.g[value.id].dtype != dtype:
             return Tensor(it.emit("cast", [value.id], {"dtype": dtype}, node), NP)

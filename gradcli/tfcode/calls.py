@@ -19,13 +19,15 @@ import itertools
 from dataclasses import dataclass, field
 from enum import Enum
 
-from gradcli.core.evaluation import Evaluation, evaluate
+from gradcli.core.evaluation import Evaluation
 from gradcli.core.problem import NONE, ZEROS, Problem
 from gradcli.runtime.errors import Pos
 from gradcli.tfcode.builtins import _opt
+from gradcli.tfcode.drawn import Drawn, drawn_values
 from gradcli.tfcode.interpret import Interpreter
 from gradcli.tfcode.keras import source_notes
 from gradcli.tfcode.refusals import AFTER_UPDATE
+from gradcli.tfcode.subnormals import evaluate_checked
 from gradcli.tfcode.support import Refused, Stop, _flatten
 from gradcli.tfcode.tape_lowering import Lowering, _unique
 from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable, first_opaque
@@ -76,6 +78,9 @@ class GradientCall:
     # a call crossing code gradcli does not read ({"line", "what", "reason"}; opaque.py):
     # no problem, no evaluation, every source unknown beyond that line
     unknown: dict | None = None
+    # the draw of numbers at random its target or seeds were computed from (drawn.Draw): its
+    # numbers, and zeros or NaN in them, are gradcli's generator's, not TensorFlow's
+    drawn: object = None
 
 
 def gradient_call(it: Interpreter, tape: Tape, node: ast.GradientCall, args, kwargs):
@@ -142,11 +147,32 @@ def _compute(it: Interpreter, tape, node, kind, target, sources, seeds, mode, as
     # the call's graph stays as lowered; known zeros are nodes (TensorFlow's zeros_like, e.g.
     # MaxPoolGradGrad's to the pool's output), so that a tape recording this gradient finds
     # the connections TensorFlow's nested tapes find
-    call.evaluation = evaluate(call.problem.scratch(), zeros=True)
+    call.evaluation = evaluate_checked(call.problem.scratch(), it.pos(node), zeros=True)
+    _refuse_zero_keras_variables(it, node, call, sources, asts, mode)
     finish(it, call, lowered, raises)
     results = lowered.copy_back(call.evaluation, node)
     flat = iter(results)
     return rebuild(sources, flat)
+
+
+def _refuse_zero_keras_variables(it: Interpreter, node, call, sources, asts, mode) -> None:
+    """unconnected_gradients=ZERO with a Keras 3 variable the target does not reach: TensorFlow
+    2.21 raises inside the gradient (its zeros take the variable's dtype, a string in Keras 3:
+    AttributeError "'str' object has no attribute '_type_enum'", recorded in
+    tests/data/tf_threads), which no recorded error of the reader's table backs: refused."""
+    from gradcli.core.problem import UNCONNECTED
+    from gradcli.tfcode.keras.objects import KerasVariable
+
+    if mode != ZEROS or sources is None:
+        return
+    for value, name in _named(sources, asts[1]):
+        if isinstance(value, KerasVariable) and call.evaluation.status.get(name) == UNCONNECTED:
+            it.refuse(
+                node,
+                f"unconnected_gradients=ZERO for a Keras variable the target does not use ({name})",
+                "TensorFlow 2.21 fails inside the gradient there: its zeros take the "
+                "variable's dtype, a string in Keras 3",
+            )
 
 
 def crosses_unread_code(it: Interpreter, node, kind, target, sources, seeds, mode, asts) -> bool:
@@ -185,6 +211,12 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
     gradients do not pass back through (tf.gradients' stop_gradients)."""
     if it.quiet:
         it.refuse(node, "a gradient call inside a custom gradient's grad function")
+    if it.traced_loop_bodies:
+        it.refuse(
+            node,
+            "a gradient call inside a tf.while_loop body in graph mode or a tf.function",
+            "TensorFlow builds the body once, over placeholders of the loop variables",
+        )
     if any(isinstance(v, Unknown) for v in _flatten([target, sources, seeds])):
         raise Refused()
     targets = _named(target, asts[0])
@@ -216,6 +248,9 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
         seed_values = [
             it.as_array(s, node) for s in (seeds if isinstance(seeds, list) else [seeds])
         ]
+    call.drawn = drawn_values(it, [v for v, _ in targets] + [seeds])
+    if call.drawn is None and any(isinstance(s, Drawn) for s in seed_values or ()):
+        call.drawn = it.loose_draw or drawn_values(it, [seeds])
     lowered = Lowering(it, tape, call, stops)
     call.problem = lowered.build(
         [v for v, _ in targets],
@@ -250,6 +285,8 @@ def _list(it: Interpreter, call: GradientCall) -> None:
             f"made while @tf.function traces {fn.name} (line {fn.pos.line}): TensorFlow returns "
             "symbolic tensors here; gradcli gives their values for this first trace"
         )
+    if call.drawn is None:
+        call.drawn = it.loose_draw
     if not it.silent:
         it.calls.append(call)
 

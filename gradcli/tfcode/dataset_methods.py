@@ -21,6 +21,7 @@ from gradcli.tfcode.datasets import (
     _tensors_of,
     spec_of,
 )
+from gradcli.tfcode.drawn import note_draw
 from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import MAX_RANGE, Raises, Refused, _describe
 from gradcli.tfcode.values import NP, Opaque, PyFunction, Tensor, Unknown, Variable
@@ -119,6 +120,7 @@ def _shuffle(it, ds: Dataset, args, kwargs, node):
     out = _derive(ds, ds.source, ds.card, "_ShuffleDataset")
     if size != 1:  # a buffer of one keeps the order
         out.shuffled = node.lineno
+        note_draw(it, node)  # TensorFlow's order is random: later numbers are not its own
     return out
 
 

@@ -20,6 +20,7 @@ from gradcli.tfcode.builtins import (
     VARIABLE_METHODS,
 )
 from gradcli.tfcode.datasets import CONSTANTS as DATA_CONSTANTS
+from gradcli.tfcode.drawn import drawn_of, note_draw
 from gradcli.tfcode.keras import MISSING, VALUES, get_attribute
 from gradcli.tfcode.numpy_values import ARRAY_METHODS
 from gradcli.tfcode.refusals import EXPRESSIONS
@@ -174,6 +175,8 @@ class ExpressionMixin:
                     "Python cannot take its truth value",
                 )
             i = self.tensor_id(value)
+            if drawn_of(self, [i]) is not None:  # drawn numbers decide: later values are not
+                note_draw(self, node)  # TensorFlow's, nor is which branch runs
             v = self.value(i)
             if v.size != 1:
                 self.refuse(node, "the truth value of a tensor with more than one element")

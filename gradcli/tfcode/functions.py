@@ -23,6 +23,7 @@ from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.signatures import check_signature
 from gradcli.tfcode.support import MAX_CALL_DEPTH, _flatten, _Return
 from gradcli.tfcode.tracing import check_call
+from gradcli.tfcode.unused_sources import note_passed
 from gradcli.tfcode.values import (
     PyFunction,
     Tensor,
@@ -227,6 +228,7 @@ class FunctionMixin:
             self.refuse(node, f"helpers nested more than {MAX_CALL_DEPTH} calls deep (recursion?)")
         self.depth += 1
         saved = (self.label, self.target_name)
+        note_passed(self, fn, [*args, *kwargs.values()], node)
         self.frames.enter(len(self.g), self.pos(node))
         try:
             self.block(fn.body, frame)

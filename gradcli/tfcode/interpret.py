@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import ast
 
-import numpy as np
-
 from gradcli.core.graph import Graph
 from gradcli.runtime.errors import Pos
 from gradcli.tfcode.branches import assigned_names, mark_untaken, untaken_reads
 from gradcli.tfcode.builtins import VARIABLE_METHODS, _dtype_arg
+from gradcli.tfcode.drawn import DrawingGenerator
 from gradcli.tfcode.expressions import ExpressionMixin
 from gradcli.tfcode.functions import FunctionMixin
 from gradcli.tfcode.keras import OBJECTS, call_object, define_class, set_attribute
@@ -106,7 +105,11 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         # the value node of a variable an update gradcli does not compute changed (an
         # optimizer's, Keras's training) -> that line: gradient calls reading it are refused
         self.updated: dict[int, int] = {}
-        self.rng = np.random.default_rng(0)
+        self.rng = DrawingGenerator(self)  # gradcli's numbers: the first draw is noted
+        self.loose_draw = None  # drawn.Draw: a draw whose uses are not followed
+        self.drawn_nodes: dict = {}  # leaf id -> drawn.Draw: its value was drawn
+        self.drawn_memo: dict = {}  # node id -> the drawn.Draw it was computed from, or None
+        self.statement_node = None  # the statement being read (where a draw is noted)
         self.globals = Scope()
         self.error: dict | None = None  # what TensorFlow raised outside a gradient call
         self.functions: dict = {}  # custom calls' functions by name (core Source.functions)
@@ -129,6 +132,11 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.frames = Frames()
         self.gradient_nodes: set[int] = set()
         self.reads_from: dict[int, tuple[int, ...]] = {}
+        # node -> [(graph size, call position, frame, function)]: user calls it was passed to
+        self.passed: dict[int, list] = {}
+        # > 0 while a tf.while_loop body is read in graph mode or a trace: TensorFlow builds
+        # it once, over loop variables that are placeholders (a gradient call there is refused)
+        self.traced_loop_bodies = 0
         # whether AutoGraph converts the code being read, innermost last (empty: eager code):
         # a tf.function's or a Dataset.map's function and the user functions they call are
         # converted; what Keras or tf.custom_gradient calls is not (see pybuiltins.py)
@@ -146,14 +154,18 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
             self.error = raised
 
     def block(self, stmts, scope: Scope) -> None:
+        outer = self.statement_node
         for stmt in stmts:
             self.count_step(stmt)
             before = len(self.refusals.items)
+            self.statement_node = stmt
             try:
                 self.statement(stmt, scope)
             except Refused:  # recorded; the next statement is read
                 if len(self.refusals.items) == before:
                     opaque_use(self, stmt, scope)
+            finally:
+                self.statement_node = outer
             if self.probe:
                 probe_feeds(self, scope)
 

@@ -19,7 +19,6 @@ import itertools
 
 import numpy as np
 
-from gradcli.core.evaluation import evaluate
 from gradcli.core.jacobian import jacobian
 from gradcli.core.problem import CONNECTED, NONE, UNCONNECTED, ZEROS
 from gradcli.runtime.errors import GradcliError
@@ -34,6 +33,7 @@ from gradcli.tfcode.calls import (
     rebuild,
     use_tape,
 )
+from gradcli.tfcode.subnormals import evaluate_checked
 from gradcli.tfcode.values import Tensor, Variable, first_opaque
 
 OPTIONS = ("unconnected_gradients", "parallel_iterations", "experimental_use_pfor")
@@ -66,7 +66,7 @@ def jacobian_call(it, tape, node, args, kwargs, batch: bool):
     call, lowered, raises = lower(it, tape, node, kind, target, sources, None, lowered_mode, asts)
     call.unconnected = mode
     problem = call.problem
-    ev = evaluate(problem.scratch())  # the call's graph stays as lowered
+    ev = evaluate_checked(problem.scratch(), it.pos(node))  # the call's graph stays as lowered
     blocks = jacobian(problem)[problem.graph[problem.outputs[0]].name]
     for x in problem.wrt:
         name = problem.graph[x].name
@@ -110,7 +110,7 @@ def _differentiable(it, tape, node, target, sources, mode, asts, call):
         row_call, lowered, _ = lower(
             it, tape, node, CallKind.GRADIENT, target, sources, seed.reshape(shape), mode, asts
         )
-        ev = evaluate(row_call.problem.scratch())
+        ev = evaluate_checked(row_call.problem.scratch(), it.pos(node))
         rows.append(lowered.copy_back(ev, node))
     results = []
     for j, name in enumerate(call.sources):

@@ -242,7 +242,12 @@ def _run(it, cond, body, state, cap, node):
         count += 1
         if count > MAX_RANGE:
             it.refuse(node, f"a tf.while_loop of more than {MAX_RANGE:,} iterations")
-        new = it.call_function(body, list(state), {}, node)
+        traced = it.graph_mode or bool(it.tracing)  # TensorFlow builds the body once
+        it.traced_loop_bodies += traced
+        try:
+            new = it.call_function(body, list(state), {}, node)
+        finally:
+            it.traced_loop_bodies -= traced
         if not isinstance(new, (list, tuple)) or len(new) != len(state):
             it.refuse(
                 node,

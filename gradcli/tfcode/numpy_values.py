@@ -16,6 +16,7 @@ import ast
 
 import numpy as np
 
+from gradcli.tfcode.packing import pack
 from gradcli.tfcode.random_values import NP_RANDOM
 from gradcli.tfcode.support import Refused, _describe, _is_tf
 from gradcli.tfcode.values import NP, DType, Tensor, Unknown, Variable
@@ -238,6 +239,7 @@ def _reduction(name: str):
         a = args[0] if args else kwargs.pop("a", None)
         if isinstance(a, Unknown):
             raise Refused()
+        a = pack(it, a, node, numpy=True) or a  # a list holding tensors: NumPy reads them
         if isinstance(a, (Tensor, Variable)):
             dtype = it.g[it.tensor_id(a, read=False)].dtype
         else:

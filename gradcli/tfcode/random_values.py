@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gradcli.tfcode.drawn import note_draw
 from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import NP, TF, Tensor
@@ -63,7 +64,7 @@ def _seed(it: Interpreter, seed, node) -> int:
     """An op seed: the given integer, else the next one from the reader's generator (so
     unseeded calls draw different numbers, as TensorFlow's stream does)."""
     if seed is None:
-        return int(it.rng.integers(2**31))
+        return int(it.rng.unrecorded.integers(2**31))  # the op it seeds is noted
     if isinstance(seed, int) and not isinstance(seed, bool):
         return seed
     it.refuse(node, f"the seed {_describe(seed)}", "give a Python integer")
@@ -190,6 +191,7 @@ def _permutation(it, args, kwargs, node):
 def _shuffle(it, args, kwargs, node):
     """np.random.shuffle(x): in place; gradcli keeps the order (values: structure)."""
     _np_args(it, "np.random.shuffle", ("x",), args, kwargs, node)
+    note_draw(it, node)  # NumPy's order is random: later numbers are not its own
     return None
 
 

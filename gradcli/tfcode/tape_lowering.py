@@ -175,6 +175,9 @@ class Lowering:
         b = self._boundary(self.memo[v], TapeCause.STORED, detail, summary, entry, n.pos)
         self.positions.setdefault(entry, n.pos)
         self.back[b] = i
+        if self.graph[b].dtype != n.dtype:  # the write converted it to the variable's dtype
+            b = emit(self.graph, "cast", (b,), {"dtype": n.dtype}, entry=entry, pos=n.pos)
+            self.back[b] = i
         return b
 
     def _source_node(self, value, targets, name) -> int:

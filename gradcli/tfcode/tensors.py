@@ -19,6 +19,8 @@ from gradcli.runtime.errors import GradcliError
 from gradcli.tfcode import api_table as api
 from gradcli.tfcode import keras
 from gradcli.tfcode.builtins import LEAVE_FIX, SPECIAL
+from gradcli.tfcode.drawn import Drawn, drawn_of, note_leaf
+from gradcli.tfcode.packing import pack
 from gradcli.tfcode.refusals import UNRECORDED
 from gradcli.tfcode.support import (
     DTYPE_NAMES,
@@ -207,7 +209,9 @@ class TensorMixin:
         if i not in self.values:
             resolve_conds(self.g, [i], self.values)
             self.values.update(run(self.g, [i], known=self.values, keep=True))
-        return np.asarray(self.values[i], dtype=self.g[i].dtype)
+        arr = np.asarray(self.values[i], dtype=self.g[i].dtype)
+        # numbers computed from gradcli's draws stay marked where they are copied (drawn.py)
+        return arr.view(Drawn) if drawn_of(self, [i]) is not None else arr
 
     def emit(self, opname: str, inputs, attrs, node, record: bool = True) -> int:
         out = emit(self.g, opname, tuple(inputs), attrs, entry=self.label, pos=self.pos(node))
@@ -219,6 +223,8 @@ class TensorMixin:
 
     def leaf(self, value: np.ndarray, node, kind=TF) -> Tensor:
         """A new constant tensor (its own node: tape.watch needs its identity)."""
+        drawn = isinstance(value, Drawn)
+        value = value.view(np.ndarray) if drawn else value
         stored = float(value) if value.shape == () and value.dtype == np.float64 else value
         i = emit(
             self.g,
@@ -229,6 +235,8 @@ class TensorMixin:
             entry=self.label,
             pos=self.pos(node),
         )
+        if drawn:
+            note_leaf(self, i, value.view(Drawn))
         return Tensor(i, kind)
 
     def op_call(self, opname: str, operands: list, attrs: dict, node) -> Tensor | list[Tensor]:
@@ -307,6 +315,8 @@ class TensorMixin:
     def convert(self, operands: list, node, default: str | None = None) -> list[int]:
         """Node ids for operands: tensors keep their dtype, Python values take the dtype of the
         TensorFlow tensors they meet (NumPy arrays too), else TensorFlow's default."""
+        # a list holding tensors is packed as TensorFlow does (tf.stack): one tensor
+        operands = [pack(self, v, node, numpy=False) or v for v in operands]
         tf_dtypes = [
             self._dtype(v) for v in operands if isinstance(v, (Tensor, Variable)) and _kind(v) == TF
         ]
@@ -498,12 +508,14 @@ class TensorMixin:
 
     def store(self, leaf: int, value, code: str, label: str) -> None:
         """Remember that a variable's value leaf holds a copy of a TensorFlow tensor (same
-        dtype and shape): gradients stop there, and the lowering says where (no_path)."""
+        shape): gradients stop there, and the lowering says where (no_path)."""
         if not isinstance(value, (Tensor, Variable)):
             return  # a NumPy value made from a tensor (.numpy()) is kept: its cut shows
         i = self.tensor_id(value, read=False)
-        if self.g[i].dtype == self.g[leaf].dtype and self.g[i].shape == self.g[leaf].shape:
-            self.stored[leaf] = (i, code, label)
+        if self.g[i].shape != self.g[leaf].shape:
+            return
+        # (another dtype: assign converts it; the lowering casts the copy back)
+        self.stored[leaf] = (i, code, label)
 
     def as_array(self, value, node, dtype: str | None = None) -> np.ndarray:
         """The concrete value of a tensor or Python value (for variables and constants)."""

@@ -5,7 +5,8 @@ dropped it. The rule is the run mode's (gradcli/capture/diagnosis.py, `no_path`)
 the program graph of the nodes made before the gradient call (gradients built by earlier calls
 are not uses):
 
-- nothing uses the source: its own line (its definition), as before;
+- nothing uses the source: the last call of a user function in the gradient call's frame it
+  was passed to (the function dropped it there), else its own line (its definition);
 - the last use was made inside a function called from a line S of the gradient call's frame
   (a model's `call` returning several results) and a later node there, on the way to the
   target, takes S's other results but not the one computed from the source: that node's line
@@ -115,7 +116,7 @@ def no_path_at(it: Interpreter, x: int, root: bytearray, end: int, frame: tuple)
         elif any(j in reached for j in reads_from.get(i, ())):
             used.append(i)  # a fresh tensor of its value: a use that passes nothing on
     if not used:
-        return None
+        return _passed_unused(it, x, end, frame)
     if any(root[i] for i in reached if i < len(root)):
         return None  # it reaches the targets: not a no_path here
     last = used[-1]
@@ -130,6 +131,28 @@ def no_path_at(it: Interpreter, x: int, root: bytearray, end: int, frame: tuple)
             )
     pos = g[last].pos
     return pos, f"its last use is at line {pos.line}; nothing computed from it reaches the target"
+
+
+def note_passed(it: Interpreter, fn, values, node) -> None:
+    """A user function called with tensors: each is passed there (Interpreter.passed), so that
+    one the function never uses is named at the call that dropped it."""
+    from gradcli.tfcode.support import _flatten
+    from gradcli.tfcode.values import Tensor, Variable
+
+    for v in _flatten(list(values)):
+        if isinstance(v, (Tensor, Variable)):
+            i = it.tensor_id(v, read=False)
+            it.passed.setdefault(i, []).append((len(it.g), it.pos(node), it.frames.current, fn))
+
+
+def _passed_unused(it: Interpreter, x: int, end: int, frame: tuple):
+    """(position, clause) of the last call in the gradient call's frame that was passed x and
+    used nothing of it (nothing uses x at all), or None."""
+    calls = [p for p in it.passed.get(x, ()) if p[0] < end and p[2] == frame]
+    if not calls:
+        return None
+    _, pos, _, fn = calls[-1]
+    return pos, f"it is passed to {fn.name} at line {pos.line}, which does not use it"
 
 
 def _line_in(it: Interpreter, node: int, frame: tuple) -> Pos | None:

@@ -45,12 +45,6 @@ ZERO_CUT_BESIDE = (
     "zeros in a connected gradient: the run mode names a non-differentiable op beside the "
     "path, the static reader the op that zeroes (run-mode gap)"
 )
-RANDOM_ZEROS = (
-    "zeros in a randomly initialised model (values: structure): the static reader finds "
-    "them in its own generator's numbers, the run mode in TensorFlow's, so which units are "
-    "dead or masked differs (the static side's zero claims are about numbers TensorFlow "
-    "does not have)"
-)
 PY_FUNCTION_BODY = (
     "a tf.py_function whose body takes its input out of TensorFlow: the run mode names the "
     "exit inside the body first (leaves_tape at its line, as the snippet expects), the "
@@ -77,9 +71,7 @@ DATASET_READ = (
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
 KNOWN: dict[tuple[str, str], str] = {
     ("data_from_variables", "static"): DATASET_READ,
-    ("data_keras_training_loop", "static"): RANDOM_ZEROS,
     ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
-    ("keras_bidirectional_text_model", "static"): RANDOM_ZEROS,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,

@@ -187,9 +187,21 @@ def test_random_draws_alone_have_no_gradient_path():
 
 # --- the TensorFlow reader ------------------------------------------------------------------------
 def _read(tmp_path, body: str) -> dict:
+    """The reader's own values of each call (in process): `eval` does not print numbers
+    computed from gradcli's draws (they are not TensorFlow's), it refuses them naming --run."""
+    from gradcli.tfcode import read_program
+
     code = tmp_path / "model.py"
     code.write_text("import tensorflow as tf\n" + body)
-    return run_json("eval", str(code), "--check", "off")
+    res = invoke("eval", str(code), "--check", "off")
+    assert res.code == 2 and "numbers drawn at random" in res.stderr and "--run" in res.stderr
+    program = read_program(code.read_bytes(), str(code))
+    calls = []
+    for call in program.calls:
+        grads = call.evaluation.gradients.values()
+        calls.append({"gradients": [{"value": np.asarray(g).tolist(), "dtype": str(g.dtype)}
+                                    for g in grads]})  # fmt: skip
+    return {"calls": calls}
 
 
 def test_the_reader_emits_random_ops_with_tensorflow_gradients(tmp_path):

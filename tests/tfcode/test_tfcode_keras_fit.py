@@ -270,7 +270,7 @@ def test_the_cli_json_shows_the_fit_call_and_the_history_values_unknown(tmp_path
     path = tmp_path / "train.py"
     path.write_text(
         HEAD + "model.compile(optimizer='adam', loss='mse', metrics=['mae'])\n"
-        "history = model.fit(x, y, epochs=2, batch_size=4, verbose=0)\n"
+        "history = model.fit(x, y, epochs=2, batch_size=4, verbose=0, shuffle=False)\n"
         "print(history.history['loss'])\n"
         "v = tf.Variable(2.0)\n"
         "with tf.GradientTape() as tape:\n"
@@ -286,6 +286,23 @@ def test_the_cli_json_shows_the_fit_call_and_the_history_values_unknown(tmp_path
     assert "history.history['loss']" in unknown["unknown"]["what"]
     assert "does not train" in unknown["gradients"][0]["reason"]
     assert res.exit_code == 1
+
+
+def test_eval_refuses_the_numbers_of_a_shuffled_first_batch(tmp_path):
+    # Keras draws fit's first batch of 4 of the 8 samples at random: its numbers are not
+    # gradcli's first 4 (explain still answers: None-ness and cuts do not depend on them)
+    path = tmp_path / "train.py"
+    path.write_text(HEAD + "model.compile(optimizer='sgd', loss='mse')\n"
+                    "model.fit(x, y, batch_size=4, verbose=0)\n")  # fmt: skip
+    res = CliRunner().invoke(cli, ["eval", str(path), "--format", "json"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert f"{path}:10:1: the gradients' numbers at line 10" in res.stderr
+    assert res.stderr.rstrip().endswith(f"gradcli eval --run {path} (needs TensorFlow)")
+    res = CliRunner().invoke(cli, ["explain", str(path), "--format", "json"])
+    assert res.exit_code == 0
+    doc = json.loads(res.stdout)
+    assert all(p["status"] == "connected" and p["zero_elements"] is None for p in doc["pairs"])
+    assert any("numbers drawn at random at line 10" in n for n in doc["calls"][0]["notes"])
 
 
 def test_a_multi_output_models_history_and_evaluate_follow_keras():

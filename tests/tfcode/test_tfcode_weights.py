@@ -63,11 +63,14 @@ def test_weights_give_tensorflows_gradients(tmp_path, program):
     assert [g["path"] for g in call["gradients"]] == list(WEIGHTS)
 
 
-def test_without_weights_the_seeded_initializers_differ(tmp_path, program):
-    code, out, _ = gradcli("eval", program, "--format", "json", "--check", "off")
-    assert code == 0
-    kernel = json.loads(out)["calls"][0]["gradients"][0]["value"]
-    assert not np.allclose(kernel, [[0.18202072, 0.22284973, -0.153877]])
+def test_without_weights_eval_refuses_numbers_from_gradclis_own_draws(tmp_path, program):
+    # the initializers' numbers would be gradcli's generator's, not TensorFlow's: refused at
+    # the line that drew them, naming --run (tfcode/drawn.py)
+    code, out, err = gradcli("eval", program, "--format", "json", "--check", "off")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and f"{program}:9:" in err
+    assert "numbers drawn at random at line 9" in err
+    assert err.rstrip().endswith(f"gradcli eval --run {program} (needs TensorFlow)")
 
 
 def test_a_shape_mismatch_names_the_key_and_both_shapes(tmp_path, program):

@@ -21,6 +21,7 @@ Keras 3.15.1 on TensorFlow 2.21 (verified with tools/tf_code_reference.py):
 
 from __future__ import annotations
 
+import ast
 import math
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,8 @@ from gradcli.tfcode.keras.compiling import _bind, _compiled, logged_names, outpu
 from gradcli.tfcode.keras.objects import Builtin, Instance, Property
 from gradcli.tfcode.keras.protocol import call_object
 from gradcli.tfcode.keras.training import step_loss
-from gradcli.tfcode.values import PY, Opaque, Tensor, Variable
+from gradcli.tfcode.support import _kind
+from gradcli.tfcode.values import PY, TF, Opaque, Tensor, Variable
 
 if TYPE_CHECKING:  # annotations only
     from gradcli.tfcode.interpret import Interpreter
@@ -87,13 +89,24 @@ def predict(it: Interpreter, obj: Instance, args, kwargs, node):
     n = batches.count(it, x, node)
     size = batches.batch_size(it, bound.get("batch_size"), bound.get("steps"), n, node)
     stop = None if not bound.get("steps") else bound["steps"] * size
-    return _predict(it, obj, batches.rows(it, x, 0, stop, node), node)
+    if stop is not None and isinstance(n, int) and stop >= n:
+        stop = None  # every row
+    return _predict(it, obj, _inputs(it, x, stop, node), node)
 
 
 def predict_on_batch(it: Interpreter, obj: Instance, args, kwargs, node):
     """model.predict_on_batch(x): the whole batch."""
     bound = _bind(it, ("x",), args, kwargs, node, "model.predict_on_batch")
-    return _predict(it, obj, batches.rows(it, bound.get("x"), 0, None, node), node)
+    return _predict(it, obj, _inputs(it, bound.get("x"), None, node), node)
+
+
+def _inputs(it: Interpreter, x, stop, node):
+    """predict's input rows: a whole tensor's values are read there (it leaves the tape at
+    this line, so the diagnosis names it), else the rows as new constants."""
+    if stop is None and isinstance(x, (Tensor, Variable)) and _kind(x) == TF:
+        what = ast.unparse(node.args[0]) if node.args else "x"
+        return it.leave(x, node, ast.unparse(node), "predict", what)
+    return batches.rows(it, x, 0, stop, node)
 
 
 PREDICT_NUMPY = (

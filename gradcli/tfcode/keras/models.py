@@ -49,6 +49,7 @@ def _sequential_build_shapes(it: Interpreter, obj: Instance, shape, node) -> Non
     shape the previous one gives (batch None, as Keras's symbolic call): Dense from its
     units, any other layer called once on a stand-in tensor that no tape records."""
     st = state(it)
+    obj.data["known_shape"] = shape  # Keras 3 builds again on every add (_maybe_rebuild)
     with scoped(it, obj):
         for layer in obj.data["layers"]:
             if layer.cls is DENSE:
@@ -100,7 +101,13 @@ def _sequential_add(it, obj, args, kwargs, node):
         return None  # an InputLayer
     if not (isinstance(layer, Instance) and layer.layer is not None):
         it.refuse(node, f"Sequential.add of {_describe(layer)}")
+    first = not obj.data["layers"]
     obj.data["layers"].append(layer)
+    # Keras 3: a first layer given input_shape= starts the model with an InputLayer, and a
+    # model with an input shape builds again on every add: its weights exist from here on
+    shape = layer.data.get("input_shape") if first else obj.data.get("known_shape")
+    if shape is not None:
+        _sequential_build_shapes(it, obj, shape, node)
     return None
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance
 from gradcli.tfcode.refusals import UNRECORDED
+from gradcli.tfcode.subnormals import evaluate_checked
 from gradcli.tfcode.support import Raises, _describe
 from gradcli.tfcode.values import GraphOp, PyFunction, Tape
 
@@ -102,7 +102,7 @@ def _gradients(method: str):
         call, lowered, raises = lower(
             it, tape, node, kind, value, list(var_list), None, NONE, [target, source_ast]
         )
-        call.evaluation = evaluate(call.problem.scratch())
+        call.evaluation = evaluate_checked(call.problem.scratch(), it.pos(node))
         finish(it, call, lowered, raises)
         grads = lowered.copy_back(call.evaluation, node)
         if method == "compute_gradients":

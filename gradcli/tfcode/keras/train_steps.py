@@ -23,6 +23,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
+from gradcli.tfcode.drawn import note_draw
 from gradcli.tfcode.keras.objects import Builtin, Class, Instance, Property
 from gradcli.tfcode.keras.protocol import call_member, get_attribute, instantiate
 from gradcli.tfcode.keras.updates import update
@@ -136,6 +137,7 @@ def fit(it: Interpreter, obj: Instance, bound: dict, node):
         # Keras drops sample_weight when there is no y (verified): x alone
         data = x if y is None else (x, y) if sw is None else (x, y, sw)
         if bound.get("shuffle", True) is not False and n is not None and n > size:
+            note_draw(it, node)  # Keras's first batch is random
             notes.append(
                 f"fit shuffles the {n} samples (shuffle=True): Keras's first batch is {size} "
                 f"random samples, gradcli's the first {size}; the gradients' values differ, "

@@ -27,9 +27,9 @@ import ast
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
-from gradcli.core.evaluation import evaluate
 from gradcli.core.problem import NONE
 from gradcli.tfcode.dataset_iteration import fit_batch, is_dataset
+from gradcli.tfcode.drawn import note_draw
 from gradcli.tfcode.keras import train_steps
 from gradcli.tfcode.keras.compiling import (
     _bind,
@@ -41,6 +41,7 @@ from gradcli.tfcode.keras.library import _to_dtype
 from gradcli.tfcode.keras.objects import Instance
 from gradcli.tfcode.keras.protocol import call_object, get_attribute
 from gradcli.tfcode.refusals import AFTER_UPDATE
+from gradcli.tfcode.subnormals import evaluate_checked
 from gradcli.tfcode.support import Raises, Stop, _describe
 from gradcli.tfcode.values import Tape, Tensor
 
@@ -90,6 +91,7 @@ def fit(it: Interpreter, obj: Instance, args, kwargs, node):
     notes = list(batch.notes)
     if bound.get("shuffle", True) is not False and batch.samples > batch.size:
         n, size = batch.samples, batch.size
+        note_draw(it, node)  # Keras's first batch is random
         notes.append(
             f"fit shuffles the {n} samples (shuffle=True): Keras's first batch is {size} random "
             f"samples, gradcli's the first {size}; the gradients' values differ, their "
@@ -250,7 +252,7 @@ def train_step(it: Interpreter, obj: Instance, x, y, node, notes: list, sw=None)
     asts = [ast.Name(id="compiled loss"), ast.parse(f"{model}.trainable_variables").body]
     call, lowered, raises = lower(it, tape, node, CallKind.FIT, loss, sources, None, NONE, asts)
     call.notes += notes
-    call.evaluation = evaluate(call.problem.scratch())
+    call.evaluation = evaluate_checked(call.problem.scratch(), it.pos(node))
     if error is not None:
         call.error = error
     finish(it, call, lowered, raises)
