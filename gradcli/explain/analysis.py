@@ -51,7 +51,7 @@ from gradcli.core.problem import Problem
 from gradcli.explain.numeric_zeros import ZeroTrace
 from gradcli.explain.report import STATUSES, Status  # noqa: F401
 from gradcli.explain.scalar_zeros import ScalarPath
-from gradcli.explain.structural_cuts import Reach, Sweep, gradient_slots
+from gradcli.explain.structural_cuts import Reach, Sweep, gradient_slots, opens_body
 from gradcli.explain.wording import INTEGER, NO_PATH, Words, reason
 from gradcli.runtime.errors import GradcliError, Pos, did_you_mean
 from gradcli.runtime.gcpause import paused
@@ -306,9 +306,15 @@ class Analysis:
                 if through == finding.culprit:
                     consumer = None
                 self._add_path(pair, cause, sweep.path(through, consumer))
+        found = len(pair.causes)
         for cut in sweep.cuts():
             if not cut.control:
                 self._add_cut(pair, sweep, cut)
+        if len(pair.causes) > found:
+            # a tf.py_function's zeros come from its body: the cut inside it names them first
+            body = [c for c in pair.causes[:found] if opens_body(self.graph[c.node_id])]
+            if body:
+                pair.causes[:] = [c for c in pair.causes if c not in body] + body
 
     def _non_finite(self, pair: Pair, x: int) -> None:
         """NaN/Inf in the outputs or in dy/dx: status non_finite, origins first among the causes."""

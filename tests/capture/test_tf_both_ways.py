@@ -45,12 +45,6 @@ ZERO_CUT_BESIDE = (
     "zeros in a connected gradient: the run mode names a non-differentiable op beside the "
     "path, the static reader the op that zeroes (run-mode gap)"
 )
-PY_FUNCTION_BODY = (
-    "a tf.py_function whose body takes its input out of TensorFlow: the run mode names the "
-    "exit inside the body first (leaves_tape at its line, as the snippet expects), the "
-    "static reader names the py_function's line first (zero_derivative) and the exit "
-    "second (static's first cause is not the cut)"
-)
 CUSTOM_OR_NESTED = (
     "a nested tape's inner gradient through an op TensorFlow registers NotDifferentiable "
     "(ResizeBilinearGrad): the run mode names non_differentiable at the inner gradient's "
@@ -83,7 +77,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("keras_mask_fit", "static"): ZERO_CUT_BESIDE,
     ("keras_mask_lstm_fit", "static"): ZERO_UNKNOWN,
     ("keras_mask_merge_layers", "static"): ZERO_CUT_BESIDE,
-    ("leaves_tape_py_function_numpy", "static"): PY_FUNCTION_BODY,
     ("nested_tapes_fourth_derivative", "static"): NESTED_NO_PATH_LINE,
     ("nested_tapes_max_pool_third", "static"): ZERO_UNKNOWN,
     ("seed_002_0", "static"): ZERO_UNKNOWN,
