@@ -273,6 +273,24 @@ class GradientGraphFindings:
                     K.NON_FINITE, op, detail, origin=str(OriginKind.SINGULAR), elements=count
                 )
             ]
+        masked = self._masked_birth(call, g) if not call.nodes else None
+        if masked is not None:
+            born, masker = masked
+            at = f" by {masker.name} at line {masker.line}" if masker else ""
+            detail = (
+                f"{born.name} makes NaN/Inf in the forward pass; they are masked out{at}, "
+                "but the gradient still meets them (0 times NaN/Inf is NaN): make the "
+                "input safe before the operation, not only its output"
+            )
+            return [
+                self.cause(
+                    K.NON_FINITE,
+                    born,
+                    detail,
+                    origin=str(OriginKind.WHERE_TRAP),
+                    mask_line=masker.line if masker else None,
+                )
+            ]
         roots = [n for n in call.nodes[: len(call.roots)] if n.out is not None]
         if any(n.out[2] for n in roots):
             return [
@@ -304,6 +322,31 @@ class GradientGraphFindings:
         if len({(op.file, op.line) for op in found}) != 1:
             return None
         return found[0], sum(op.extra["singular"] for op in found)
+
+    def _masked_birth(self, call: GradientCall, g: Gradient):
+        """(born, masker): with finite roots, the one line whose operation made NaN/Inf from
+        finite inputs, on the way to the output, where the NaN/Inf reaches an operation the
+        gradient toward x passes (a framework with no per-node gradient values: the forward
+        values say where); None when no such operation or several lines have one."""
+        values, ops, end = self.program.values, self.program.ops, call.first_op
+        if not all(values[r].finite for r in call.roots):
+            return None
+        _, path = self.flow.forward([g.value_id], end, gradient=True)
+        _, root_ops = self.flow.backward(call.roots, end)
+        births = []
+        for o in sorted(root_ops):
+            op = ops[o]
+            if not op.outputs or all(values[v].finite for v in op.outputs):
+                continue
+            if not all(values[v].finite for v in op.inputs):
+                continue
+            bad = [v for v in op.outputs if not values[v].finite]
+            _, reached = self.flow.forward(bad, end)
+            if o in path or reached & path:
+                births.append(op)
+        if len({(op.file, op.line) for op in births}) != 1:
+            return None
+        return births[0], self._masker(call, g, births[0])
 
     def _masker(self, call, g, born: Operation) -> Operation | None:
         """The operation after `born` on the path that took non-finite inputs to finite outputs."""
