@@ -108,6 +108,7 @@ class Recorder:
         self.exits = ExitedValues()  # values that left TensorFlow, to know them when they return
         self.state: dict[int, int] = {}  # a variable's handle value -> its state value
         self.captures: dict[int, dict] = {}  # id(graph) -> {id(internal): external}
+        self.reports: dict[int, object] = {}  # id(graph) -> its uninitialised-variables op
         self.failure: BaseException | None = None  # gradcli's own failure, if any
         self.busy = 0  # > 0 while the capture (or a recorded gradient call) runs TF itself
         self.numpy_depth = 0  # > 0 inside a NumPy function that records its own exits

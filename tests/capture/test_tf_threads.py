@@ -35,12 +35,6 @@ ZERO_KINDS = {"zero_derivative": {"zero_derivative", "underflow"}}
 KNOWN_MISSES = {
     "batch_jacobian_constant_function.py": "a tf.function returning a constant is named at "
     "its call (non_differentiable, line 12), not as no_path at the constant inside (line 6)",
-    "tf1_norm_nan_at_zero.py": "TF1 graph code: forward values exist only inside "
-    "Session.run, so the norm's singular point is not seen (unknown beyond line 8)",
-    "tf1_select_exp_overflow_nan.py": "TF1 graph code: forward values exist only inside "
-    "Session.run, so the exp that overflows for the fed x is not seen (unknown beyond line 8)",
-    "tf1_where_division_by_zero_nan.py": "TF1 graph code: forward values exist only inside "
-    "Session.run, so the division by the zero W2 is not seen (unknown beyond line 9)",
     "gan_discriminator_frozen_keras3.py": "Keras computes no gradient at all for a "
     "train_on_batch whose model has no trainable weight (it only warns), and the run mode "
     "reports gradients computed: the discriminator frozen at line 14 is not named",
