@@ -34,7 +34,8 @@ from gradcli.capture.tf_session_values import forward_fetches, read_forward, uni
 
 MAX_VALUE = 10_000  # elements of a gradient written out in full
 FIT_TARGET = "compiled loss"
-PER_OP_KINDS = ("gradient", "fit")  # calls given a per-op gradient graph
+PER_OP_KINDS = ("gradient", "fit", "minimize", "compute_gradients")  # given a per-op graph
+TAPE_KINDS = ("gradient", "minimize", "compute_gradients")  # one tape.gradient each
 METHODS = {"gradient": "gradient", "jacobian": "jacobian", "batch_jacobian": "batch_jacobian"}
 
 
@@ -365,7 +366,7 @@ class GradientCalls:
         rec = self.rec
         index = len(rec.program.ops)
         ins = tuple(call.roots) + tuple(rec.value_of(tensor_of(s)) for s in flat)
-        own = call.kind == "gradient"  # a jacobian's ops (pfor's) are not the user's maths
+        own = call.kind in TAPE_KINDS  # a jacobian's ops (pfor's) are not the user's maths
         made = [
             g for g in results if g is not None and not (own and _made_in(rec, g, call.first_op))
         ]

@@ -77,13 +77,15 @@ def uninitialized(rec: Recorder, session, run) -> bool:
 
 
 def _pure(op) -> bool:
-    """An op fetching which changes nothing: stateless, or a variable's read (never an
-    assign or a random draw the script's own fetches may not run)."""
+    """An op fetching which changes nothing and that a Session.run may fetch: stateless,
+    or a variable's read (never an assign or a random draw the script's own fetches may not
+    run), outside any v1 while loop or cond (whose tensors cannot be fetched)."""
     try:
         stateful = op.op_def.is_stateful
+        inside = op._get_control_flow_context() is not None
     except Exception:
         return False
-    return not stateful or op.type in READS
+    return not inside and (not stateful or op.type in READS)
 
 
 class _Feedable:
