@@ -501,12 +501,14 @@ class GradientCalls:
         calls = self
 
         def run(session, fetches, feed_dict=None, *args, **kwargs):
-            if calls.pending and uninitialized(calls.rec, session, original):
+            pending = list(calls.pending)
+            extra = calls._fetchable(session, feed_dict) if pending else []
+            if not extra:
+                return original(session, fetches, feed_dict, *args, **kwargs)
+            if uninitialized(calls.rec, session, original):
                 # variables not initialised yet (the initializer's own run): reading them
                 # there fails or races the assigns; a later run computes the gradients
-                return original(session, fetches, feed_dict, *args, **kwargs)
-            extra = calls._fetchable(session, feed_dict) if calls.pending else []
-            if not extra:
+                calls.pending = pending
                 return original(session, fetches, feed_dict, *args, **kwargs)
             fed = {id(getattr(k, "op", k)) for k in (feed_dict or {})}
             try:  # the forward values of that same run (graph tensors have none outside)
