@@ -5,7 +5,8 @@ Each script runs unmodified, in its own subprocess (TF1 graph mode is process-wi
 `python FILE` runs it, with TensorFlow's gradient entry points wrapped to look at their
 results: tape.gradient / jacobian / batch_jacobian, tf.gradients (and the graph gradients a
 TF1 optimizer takes), their values where TensorFlow computes them (eagerly, or when a
-Session.run fetches them), None where it returns None, "symbolic" inside a traced step.
+Session.run fetches them), None where it returns None, "symbolic" inside a traced step, and
+for a call that raised, what it raised (`raised`, `message`, no `result`).
 
     /work/venv/bin/python tools/tf_threads_reference.py          # regenerate the JSON
     /work/venv/bin/python tools/tf_threads_reference.py --check  # exit 1 when out of date
@@ -71,6 +72,12 @@ def _record_one(path: str) -> dict:
             depth[0] += 1
             try:
                 result = original(*args, **kwargs)
+            except Exception as exc:  # the call raised: no values, what it raised
+                text = str(exc).splitlines()[0] if str(exc) else ""
+                calls.append(
+                    {"kind": method, "line": line, "raised": type(exc).__name__, "message": text}
+                )
+                raise
             finally:
                 depth[0] -= 1
             flat = tf.nest.flatten(result) if result is not None else [None]

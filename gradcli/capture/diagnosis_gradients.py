@@ -20,6 +20,12 @@ ZERO_ROLES = {
     "select": K.UNSELECTED,
 }
 
+# TensorFlow ops whose gradient toward one input is multiplied by another input's value: a
+# NaN/Inf there reaches the gradient even where the gradient arriving is 0
+PRODUCTS = frozenset(
+    ("Mul", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "RealDiv", "Div", "Einsum")
+)
+
 # reduced-precision float dtypes: a gradient cast back to one of them can underflow to zero
 # (float16's smallest subnormal is about 6e-8)
 NARROW_FLOATS = frozenset(("float16", "bfloat16"))
@@ -297,6 +303,26 @@ class GradientGraphFindings:
                     K.NON_FINITE, op, detail, origin=str(OriginKind.SINGULAR), elements=count
                 )
             ]
+        causes = []
+        for op in self._masked_births(call, g) if not call.nodes else []:
+            masker = self._masker(call, g, op)
+            at = f" by {masker.name} at line {masker.line}" if masker else ""
+            detail = (
+                f"{op.name} makes NaN/Inf in the forward pass; they are masked out{at}, "
+                "but the gradient still meets them (0 times NaN/Inf is NaN): make the "
+                "input safe before the operation, not only its output"
+            )
+            causes.append(
+                self.cause(
+                    K.NON_FINITE,
+                    op,
+                    detail,
+                    origin=str(OriginKind.WHERE_TRAP),
+                    mask_line=masker.line if masker else None,
+                )
+            )
+        if causes:
+            return self._grouped(causes)
         roots = [n for n in call.nodes[: len(call.roots)] if n.out is not None]
         if any(n.out[2] for n in roots):
             return [
@@ -328,6 +354,39 @@ class GradientGraphFindings:
         if len({(op.file, op.line) for op in found}) != 1:
             return None
         return found[0], sum(op.extra["singular"] for op in found)
+
+    def _masked_births(self, call: GradientCall, g: Gradient) -> list[Operation]:
+        """With finite roots (the NaN/Inf was masked before the output), the operations that
+        made NaN/Inf from finite inputs and that the gradient toward x must meet: one on the
+        gradient's path (its derivative at a non-finite value), or one whose NaN/Inf reaches,
+        as the other factor, a product the path passes (0 times NaN is NaN). For a framework
+        with no per-node gradient values: the forward values say where; [] when none."""
+        values, ops, end = self.program.values, self.program.ops, call.first_op
+        if not all(values[r].finite for r in call.roots):
+            return []
+        on_path, path = self.flow.forward([g.value_id], end, gradient=True)
+        _, root_ops = self.flow.backward(call.roots, end)
+        finite = lambda v: values[v].finite  # noqa: E731
+        births, stack = set(), []
+        for o in sorted(path & root_ops):
+            op = ops[o]
+            if op.outputs and not all(map(finite, op.outputs)) and all(map(finite, op.inputs)):
+                births.add(o)
+            if op.extra.get("type", op.name) in PRODUCTS:
+                stack += [v for v in op.inputs if not finite(v) and v not in on_path]
+        seen = set(stack)
+        while stack:  # back from each non-finite factor to where it was born
+            o = values[stack.pop()].op
+            if o is None or o >= end:
+                continue
+            bad = [v for v in ops[o].inputs if not finite(v)]
+            if not bad:
+                births.add(o)
+            for v in bad:
+                if v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        return [ops[o] for o in sorted(births)]
 
     def _masker(self, call, g, born: Operation) -> Operation | None:
         """The operation after `born` on the path that took non-finite inputs to finite outputs."""

@@ -9,7 +9,14 @@ import contextlib
 
 from gradcli.capture.source_text import script_tree
 
-CALL_NAMES = ("gradient", "jacobian", "batch_jacobian", "gradients", "minimize")
+CALL_NAMES = (
+    "gradient",
+    "jacobian",
+    "batch_jacobian",
+    "gradients",
+    "minimize",
+    "compute_gradients",
+)
 
 
 def _call_at(file, line, names):
@@ -47,9 +54,45 @@ def receiver_text(file, line, method) -> str | None:
     return ast.unparse(node.func.value)
 
 
-def source_names(sources, expr) -> list[str]:
-    """The name of each flattened source (tf.nest order), as the static reader names them."""
-    return [n for _, n in _named(sources, expr, ast.unparse(expr) if expr is not None else "?")]
+# a TF1 optimizer's var_list when the script gives none, as the static reader names it
+DEFAULT_VAR_LIST = "tf.compat.v1.trainable_variables()"
+WATCHED_VAR_LIST = "tape.watched_variables()"  # eager: the variables the loss function read
+OPTIMIZER_KINDS = frozenset(("minimize", "compute_gradients"))
+
+
+def source_names(sources, expr, kind: str = "") -> list[str]:
+    """The name of each flattened source (tf.nest order), as the static reader names them
+    (a TF1 optimizer's default var_list: tf.compat.v1.trainable_variables()[k])."""
+    if expr is None and kind in OPTIMIZER_KINDS:
+        text = _default_var_list()
+    else:
+        text = ast.unparse(expr) if expr is not None else "?"
+    return [n for _, n in _named(sources, expr, text)]
+
+
+def _default_var_list() -> str:
+    """What a v1 optimizer differentiates without var_list: graph mode's trainable variables
+    collection, or (eager, or inside a tf.function) the variables its tape watched."""
+    import tensorflow as tf
+    from tensorflow.python.framework.func_graph import FuncGraph
+
+    if tf.executing_eagerly() or isinstance(tf.compat.v1.get_default_graph(), FuncGraph):
+        return WATCHED_VAR_LIST
+    return DEFAULT_VAR_LIST
+
+
+def default_var_list_note(flat, kind: str, expr) -> list[str]:
+    """The static reader's note on graph mode's default var_list, with TensorFlow's names
+    of the variables it held."""
+    if expr is not None or kind not in OPTIMIZER_KINDS or not flat:
+        return []
+    if _default_var_list() != DEFAULT_VAR_LIST:
+        return []
+    listed = ", ".join(f"[{k}] {getattr(v, 'name', '?')}" for k, v in enumerate(flat))
+    return [
+        f"var_list defaults to {DEFAULT_VAR_LIST}, every trainable variable made so far, "
+        f"in creation order: {listed}"
+    ]
 
 
 def _named(value, expr, text) -> list:

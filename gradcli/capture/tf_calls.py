@@ -22,12 +22,20 @@ from tensorflow.python.framework.func_graph import FuncGraph
 from gradcli.capture import tf_grad_nodes
 from gradcli.capture.program import Gradient, GradientCall, Operation, OpKind
 from gradcli.capture.script import StopScript
-from gradcli.capture.tf_call_names import call_texts, keras_notes, receiver_text, source_names
+from gradcli.capture.tf_call_names import (
+    call_texts,
+    default_var_list_note,
+    keras_notes,
+    receiver_text,
+    source_names,
+)
 from gradcli.capture.tf_capture import Recorder, is_eager
+from gradcli.capture.tf_session_values import forward_fetches, read_forward, uninitialized
 
 MAX_VALUE = 10_000  # elements of a gradient written out in full
 FIT_TARGET = "compiled loss"
-PER_OP_KINDS = ("gradient", "fit")  # calls given a per-op gradient graph
+PER_OP_KINDS = ("gradient", "fit", "minimize", "compute_gradients")  # given a per-op graph
+TAPE_KINDS = ("gradient", "minimize", "compute_gradients")  # one tape.gradient each
 METHODS = {"gradient": "gradient", "jacobian": "jacobian", "batch_jacobian": "batch_jacobian"}
 
 
@@ -90,6 +98,11 @@ class GradientCalls:
             break
         context = self.contexts[-1] if self.contexts else None
         if caller is not None and files(caller.filename):
+            here = (caller.filename, caller.lineno)
+            if context is not None and here == (context["file"], context["line"]):
+                # the gradient a TF1 optimizer's minimize/compute_gradients takes for the
+                # user at that line: the optimizer's call kind, as the static reader says
+                return context["kind"], context["file"], context["line"], caller.name, context
             return METHODS.get(method, method), caller.filename, caller.lineno, caller.name, None
         if context is not None:
             return context["kind"], context["file"], context["line"], context["function"], context
@@ -216,12 +229,15 @@ class GradientCalls:
             names = [f"{context['model']}.trainable_variables[{i}]" for i in range(len(flat))]
         else:
             root_names = [texts[0]] if texts and texts[0] else ["the target"]
-            names = source_names(sources, texts[1] if texts else None)
+            names = source_names(sources, texts[1] if texts else None, kind)
         call = GradientCall(
             len(rec.program.calls), kind, line, file, root_ids, root_names, len(rec.program.ops)
         )
         call.function = function
-        call.notes = keras_notes(flat, names, texts[1] if texts else None, kind)
+        expr = texts[1] if texts else None
+        call.notes = keras_notes(flat, names, expr, kind)
+        if texts is not None:
+            call.notes += default_var_list_note(flat, kind, expr)
         rec.program.calls.append(call)
         for i, name in enumerate(names):
             if i < len(flat) and flat[i] is not None:
@@ -354,7 +370,7 @@ class GradientCalls:
         rec = self.rec
         index = len(rec.program.ops)
         ins = tuple(call.roots) + tuple(rec.value_of(tensor_of(s)) for s in flat)
-        own = call.kind == "gradient"  # a jacobian's ops (pfor's) are not the user's maths
+        own = call.kind in TAPE_KINDS  # a jacobian's ops (pfor's) are not the user's maths
         made = [
             g for g in results if g is not None and not (own and _made_in(rec, g, call.first_op))
         ]
@@ -489,25 +505,37 @@ class GradientCalls:
         calls = self
 
         def run(session, fetches, feed_dict=None, *args, **kwargs):
-            extra = calls._fetchable(session, feed_dict) if calls.pending else []
+            pending = list(calls.pending)
+            extra = calls._fetchable(session, feed_dict) if pending else []
             if not extra:
                 return original(session, fetches, feed_dict, *args, **kwargs)
-            wanted = [g for _, g in extra]
+            if uninitialized(calls.rec, session, original):
+                # variables not initialised yet (the initializer's own run): reading them
+                # there fails or races the assigns; a later run computes the gradients
+                calls.pending = pending
+                return original(session, fetches, feed_dict, *args, **kwargs)
+            fed = {id(getattr(k, "op", k)) for k in (feed_dict or {})}
+            try:  # the forward values of that same run (graph tensors have none outside)
+                forward = forward_fetches(calls.rec, session.graph, fed)
+            except Exception:
+                forward = []
+            wanted = [g for _, g in extra] + [t for _, t in forward]
             try:
                 out, values = original(session, (fetches, wanted), feed_dict, *args, **kwargs)
             except TypeError:  # a fetch TensorFlow refuses before running (None): its error
                 with contextlib.suppress(Exception):
-                    calls._fill(extra, original(session, wanted, feed_dict))
+                    calls._read(extra, forward, original(session, wanted, feed_dict))
                 return original(session, fetches, feed_dict, *args, **kwargs)
-            calls._fill(extra, values)
+            calls._read(extra, forward, values)
             return out
 
         return run
 
-    @staticmethod
-    def _fill(extra, values) -> None:
-        for (record_, _), value in zip(extra, values):
+    def _read(self, extra, forward, values) -> None:
+        """The gradients' numbers, then the forward values fetched with them."""
+        for (record_, _), value in zip(extra, values[: len(extra)]):
             fill(record_, np.asarray(value))
+        read_forward(self.rec, forward, values[len(extra) :])
 
     def _fetchable(self, session, feed_dict) -> list:
         """(gradient record, tensor) pairs of the session's graph the feeds can compute."""

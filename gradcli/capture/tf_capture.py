@@ -113,6 +113,7 @@ class Recorder:
         # id(weight) -> (the weight, the user's line of its add_weight(..., trainable=False))
         self.frozen_weights: dict[int, tuple] = {}
         self.captures: dict[int, dict] = {}  # id(graph) -> {id(internal): external}
+        self.reports: dict[int, object] = {}  # id(graph) -> its uninitialised-variables op
         self.failure: BaseException | None = None  # gradcli's own failure, if any
         self.busy = 0  # > 0 while the capture (or a recorded gradient call) runs TF itself
         self.numpy_depth = 0  # > 0 inside a NumPy function that records its own exits

@@ -227,7 +227,7 @@ def print_explain(program, diagnosis, out) -> None:
                 highlight=False,
                 style="dim",
             )
-        if not pairs:
+        if not pairs and call.error is None:  # a call that raised gave no gradient at all
             out.print("no tensor the script names gets a gradient from this call", markup=False)
         if call.error is not None:
             _print_error(

@@ -226,6 +226,66 @@ def test_calls_limit_stops_the_script():
     assert len(doc["calls"]) == 1 and program.stopped == "calls"
 
 
+def test_where_trap_named_at_the_op_that_made_the_nan():
+    """tf.where masks log's NaN out of the output, yet alpha's gradient is NaN (0 times the
+    NaN factor of the product): non_finite at the log, masked at the where's line."""
+    _, _, doc = run(RUN / "where_trap.py")
+    p = pairs_of(doc, 0)["alpha"]
+    assert p["status"] == "non_finite"
+    assert [(c["kind"], c["line"]) for c in p["causes"]] == [("non_finite", 6)]
+    assert "masked out by SelectV2 at line 7" in p["causes"][0]["detail"]
+    x, alpha = tf.constant([1.5, -0.5]), tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.where(x > 0, alpha * tf.math.log(x), tf.zeros_like(x)))
+    expected = tape.gradient(y, alpha).numpy()
+    assert np.isnan(expected)
+    assert values(doc, 0) == ["nan"]
+
+
+def test_where_trap_with_two_births_names_both():
+    """Two operations make NaN from finite inputs and both reach the product: each is named
+    at its own line, neither is dropped."""
+    _, _, doc = run(RUN / "where_trap_two_births.py")
+    p = pairs_of(doc, 0)["alpha"]
+    assert [(c["kind"], c["line"]) for c in p["causes"]] == [
+        ("non_finite", 6),
+        ("non_finite", 7),
+    ]
+
+
+def test_tf1_optimizer_calls_keep_their_kind_and_names():
+    """A TF1 optimizer's minimize / compute_gradients are reported under their own call kind
+    with the loss's and the var_list's names (the default var_list as the static reader
+    names it), not as the tf.gradients they make."""
+    import subprocess
+    import sys
+
+    script = "tf1_minimize_default_var_list.py"
+    out = subprocess.run(
+        [sys.executable, "-m", "gradcli", "eval", "--run", script, "--format", "json"],
+        cwd=RUN,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert out.returncode == 1, out.stderr  # u gets None: something to explain
+    calls = json.loads(out.stdout)["calls"]
+    assert [(c["kind"], c["line"], c["target"]) for c in calls] == [
+        ("minimize", 8, "loss"),
+        ("compute_gradients", 9, "loss"),
+    ]
+    names = [[g["name"] for g in c["gradients"]] for c in calls]
+    assert names == [
+        ["tf.compat.v1.trainable_variables()[0]", "tf.compat.v1.trainable_variables()[1]"],
+        ["w"],
+    ]
+    assert [g["status"] for g in calls[0]["gradients"]] == ["connected", "unconnected"]
+    assert calls[0]["notes"][0] == (
+        "var_list defaults to tf.compat.v1.trainable_variables(), every trainable variable "
+        "made so far, in creation order: [0] w:0, [1] u:0"
+    )
+
+
 # --- the static reader's snippets, read both ways ----------------------------------------
 SNIPPETS = [
     "leaves_tape_numpy",

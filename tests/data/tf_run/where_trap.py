@@ -1,0 +1,8 @@
+import tensorflow as tf
+
+x = tf.constant([1.5, -0.5])
+alpha = tf.Variable(1.0)
+with tf.GradientTape() as tape:
+    logs = tf.math.log(x)
+    y = tf.reduce_sum(tf.where(x > 0, alpha * logs, tf.zeros_like(x)))
+print(tape.gradient(y, alpha))
