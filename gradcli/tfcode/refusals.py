@@ -92,13 +92,19 @@ class Refusals:
 
     def error(self) -> GradcliError:
         items = sorted(self.items, key=lambda it: (it[0].line, it[0].col))
-        listed = "; ".join(f"line {p.line}:{p.col}: {m}" for p, m in items)
+        # the first few only: the one-line error stays short enough to keep the hint's end
+        listed = "; ".join(f"line {p.line}:{p.col}: {m}" for p, m in items[:LISTED])
+        if len(items) > LISTED:
+            listed += f"; and {len(items) - LISTED} more"
         if len(items) == 1:
             return GradcliError(with_run_hint(items[0][1], self.file), items[0][0])
         head = (
             f"{len(items)} constructs gradcli's TensorFlow reader does not read (nothing was run)"
         )
         return GradcliError(with_run_hint(f"{head}: {listed}", self.file), items[0][0])
+
+
+LISTED = 3  # refused constructs named in one error
 
 
 def pos_of(file: str, node) -> Pos:
