@@ -25,11 +25,10 @@ from gradcli.cli.hessian_command import hessian_command
 from gradcli.cli.jacobian_command import jacobian_command
 from gradcli.cli.options import epilog, limit_options
 from gradcli.runtime import limits
-from gradcli.runtime.errors import GradcliError
+from gradcli.runtime.errors import MAX_MESSAGE, GradcliError
 
 # click >= 8.2 raises this for a bare `gradcli`; older versions print the help themselves
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
-MAX_MESSAGE = 1000  # characters: a message quoting a huge input stays readable
 
 
 def _error(message: str) -> None:

@@ -9,7 +9,7 @@ import sys
 import click
 
 from gradcli.cli.exit_codes import ExitCode
-from gradcli.runtime.errors import GradcliError, Pos
+from gradcli.runtime.errors import MAX_MESSAGE, GradcliError, Pos
 
 DEFAULT_CALLS = 2  # gradient calls reported by default (a GAN's step makes two)
 FRAMEWORKS = {"torch": "torch", "tensorflow": "tf", "keras": "tf"}
@@ -193,9 +193,6 @@ def _script_recursed(program, failure: str) -> bool:
         and error is not None
         and (error.type == "RecursionError")
     )
-
-
-MAX_MESSAGE = 2000  # characters of an error message reported (a script may raise 1 MB)
 
 
 def shorten(message: str) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+MAX_MESSAGE = 2000  # characters of an error line: a message quoting a huge input stays readable
+
 
 class Pos(NamedTuple):
     """A position in a spec file or expression: 1-based line and column."""

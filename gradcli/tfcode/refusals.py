@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from gradcli.runtime.errors import GradcliError, Pos
+from gradcli.runtime.errors import MAX_MESSAGE, GradcliError, Pos
 
 SUFFIX = "is not supported by gradcli's TensorFlow reader"
 # names whose call would run code, read files or reach the interpreter's internals
@@ -92,19 +92,22 @@ class Refusals:
 
     def error(self) -> GradcliError:
         items = sorted(self.items, key=lambda it: (it[0].line, it[0].col))
-        # the first few only: the one-line error stays short enough to keep the hint's end
-        listed = "; ".join(f"line {p.line}:{p.col}: {m}" for p, m in items[:LISTED])
-        if len(items) > LISTED:
-            listed += f"; and {len(items) - LISTED} more"
         if len(items) == 1:
             return GradcliError(with_run_hint(items[0][1], self.file), items[0][0])
         head = (
             f"{len(items)} constructs gradcli's TensorFlow reader does not read (nothing was run)"
         )
+        # as many as the one error line holds with its position, head and --run hint whole
+        room = MAX_MESSAGE - len(head) - len(run_hint(self.file)) - len(str(items[0][0])) - 40
+        parts = [f"line {p.line}:{p.col}: {m}" for p, m in items]
+        shown, used = 1, len(parts[0])
+        while shown < len(parts) and used + 2 + len(parts[shown]) <= room:
+            used += 2 + len(parts[shown])
+            shown += 1
+        listed = "; ".join(parts[:shown])
+        if shown < len(parts):
+            listed += f"; and {len(parts) - shown} more"
         return GradcliError(with_run_hint(f"{head}: {listed}", self.file), items[0][0])
-
-
-LISTED = 3  # refused constructs named in one error
 
 
 def pos_of(file: str, node) -> Pos:

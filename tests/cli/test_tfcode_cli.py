@@ -272,3 +272,17 @@ def test_table_headings_keep_brackets_in_source_names(command):
     assert status in (0, 1)
     assert "call 0, line 6: gradient(y, ws[k])" in out
     assert "dy/dws[k]" in out
+
+
+def test_a_refusal_of_many_constructs_counts_the_rest_and_keeps_the_run_hint(tmp_path):
+    deep = tmp_path / ("d" * 120) / ("e" * 120)
+    deep.mkdir(parents=True)
+    program = deep / "many.py"
+    body = "".join(f"y{k} = tf.signal.stft(x)\n" for k in range(60))
+    program.write_text("import tensorflow as tf\nx = tf.Variable(1.0)\n" + body)
+    code, _, err = gradcli("eval", program)
+    assert code == 2 and err.count("\n") == 1
+    assert err.rstrip().endswith(f"gradcli explain --run {program} (needs TensorFlow)")
+    assert "60 constructs" in err and "line 3:6: tf.signal.stft is not supported" in err
+    listed = err.count("tf.signal.stft is not supported")
+    assert 1 < listed < 60 and f"; and {60 - listed} more;" in err
