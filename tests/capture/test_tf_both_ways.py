@@ -300,7 +300,7 @@ def _wrong(name: str, doc: dict, side: str) -> list[str]:
         wrong = against_static(doc, static)
     if (name, side) in KNOWN:
         if wrong:
-            pytest.xfail(KNOWN[(name, side)])
+            pytest.xfail(f"{KNOWN[(name, side)]}: {'; '.join(wrong)}")
         pytest.fail(f"fixed: drop KNOWN[{(name, side)}]")
     return wrong
 
