@@ -104,6 +104,7 @@ class Gradient:
     requires_grad: bool = True
     leaf: bool = True
     note: str | None = None
+    read: bool = True  # its numbers were read (a traced step's when the step first runs)
 
 
 @dataclass

@@ -19,23 +19,40 @@ CALL_NAMES = (
 )
 
 
-def _call_at(file, line, names):
+def _call_at(file, line, names, span=None):
+    """The call of one of `names` at `line`; with the instruction's column span (line,
+    end line, column, end column), the innermost such call containing it (two gradient
+    calls on one line are told apart)."""
     tree, _ = script_tree(file) if file else (None, "")
     if tree is None:
         return None
-    best = None
+    best, inside = None, None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.lineno <= line <= (node.end_lineno or line):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in names and (best is None or node.lineno >= best.lineno):
+            if name not in names:
+                continue
+            if best is None or node.lineno >= best.lineno:
                 best = node
-    return best
+            if span is not None and _contains(node, span):
+                start = (node.lineno, node.col_offset)
+                if inside is None or start >= (inside.lineno, inside.col_offset):
+                    inside = node
+    return inside if inside is not None else best
 
 
-def call_texts(file, line):
-    """(target expression, sources expression node) of a gradient call at a line."""
-    node = _call_at(file, line, CALL_NAMES)
+def _contains(node, span) -> bool:
+    first, last, col, end_col = span
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+    return start <= (first, col) and (last, end_col) <= end
+
+
+def call_texts(file, line, span=None):
+    """(target expression, sources expression node) of a gradient call at a line (at the
+    instruction's column span when known)."""
+    node = _call_at(file, line, CALL_NAMES, span)
     if node is None:
         return None
     args = list(node.args)

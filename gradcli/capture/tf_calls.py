@@ -13,11 +13,13 @@ callback recorded, with TensorFlow's own word on which ops a tape recorded.
 from __future__ import annotations
 
 import contextlib
+import sys
 
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.eager import record
 from tensorflow.python.framework.func_graph import FuncGraph
+from tensorflow.python.ops.control_flow_util import GraphOrParentsInXlaContext
 
 from gradcli.capture import tf_grad_nodes
 from gradcli.capture.program import Gradient, GradientCall, Operation, OpKind
@@ -222,7 +224,7 @@ class GradientCalls:
         targets = [t for t in tf.nest.flatten(target) if tf.is_tensor(t)]
         root_ids = [rec.value_of(t, line) for t in targets]
         flat = tf.nest.flatten(sources)
-        texts = call_texts(file, line) if kind != "fit" else None
+        texts = call_texts(file, line, _span_at(file, line)) if kind != "fit" else None
         if kind == "fit":
             context = self.contexts[-1]
             root_names = [FIT_TARGET]
@@ -298,7 +300,7 @@ class GradientCalls:
             if is_eager(g):
                 fill(grad, g._numpy())
             else:
-                grad.status = "connected"
+                grad.status, grad.read = "connected", False
                 grad.shape, grad.dtype = _shape(g), g.dtype.name
                 symbolic.append((grad, g))
         p, inner = per_op
@@ -337,6 +339,14 @@ class GradientCalls:
             call.notes.append(
                 "TF1 graph code: TensorFlow returns symbolic tensors here; the values are "
                 "those of the first Session.run that could compute them"
+            )
+            return
+
+        if GraphOrParentsInXlaContext(grads[0].graph):  # XLA compiles no PyFunc
+            call.notes.append(
+                "made while tf.function traced a step compiled with XLA (jit_compile=True): "
+                "XLA runs no Python inside it, so gradcli reads no values there (only where "
+                "the data flows); for the numbers, compile without XLA while debugging"
             )
             return
 
@@ -586,8 +596,11 @@ def _ask(original, tape, target, sources, p, args, kwargs):
         return result, inner
     try:
         both = original(tape, target, [sources, p.tensors], *args, **kwargs)
-    except Exception:
-        return original(tape, target, sources, *args, **kwargs), None
+    except Exception as first:
+        try:
+            return original(tape, target, sources, *args, **kwargs), None
+        except Exception:  # the first backward failed half-way (a non-persistent tape is
+            raise first from None  # spent): its error is TensorFlow's for the script's call
     return both[0], both[1]
 
 
@@ -643,6 +656,21 @@ def _watches(tape, variable, watched) -> bool:
     return bool(getattr(variable, "trainable", True) and accessed)
 
 
+def _span_at(file, line):
+    """The column span of the live instruction at (file, line): the call being made there
+    (None for a traced call, whose frames are autograph's)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == file and frame.f_lineno == line:
+            positions = list(code.co_positions())
+            at = frame.f_lasti // 2  # a code unit is 2 bytes; co_positions has one each
+            span = positions[at] if 0 <= at < len(positions) else None
+            return span if span is not None and None not in span else None
+        frame = frame.f_back
+    return None
+
+
 def _shape(t) -> tuple:
     try:
         return tuple(t.shape.as_list())
@@ -658,6 +686,7 @@ def fill(grad: Gradient, a: np.ndarray) -> None:
     if n <= MAX_VALUE:
         grad.value = a.tolist()
     grad.status = _status(n, zeros, nonfinite)
+    grad.read = True
 
 
 def _elements(shape) -> int:

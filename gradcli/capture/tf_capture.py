@@ -12,7 +12,9 @@ input), so FlowGraph.carries() means "a tape records a gradient through this op"
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import weakref
 from collections import deque
 
@@ -420,6 +422,7 @@ def install(stack, rec: Recorder) -> None:
 
     op_callbacks.add_op_callback(rec.callback)
     stack.callback(op_callbacks.remove_op_callback, rec.callback)
+    _threads(stack, rec)
     base = ops._EagerTensorBase
     for name in EXIT_METHODS:
         original = base.__dict__.get(name)
@@ -480,6 +483,28 @@ def _numpy_function(stack, rec: Recorder) -> None:
         if getattr(owner, "numpy_function", None) is original:
             owner.numpy_function = numpy_function
             stack.callback(setattr, owner, "numpy_function", original)
+
+
+def _threads(stack, rec: Recorder) -> None:
+    """The op callback in every thread the script starts: TensorFlow keeps op callbacks
+    per thread, so a thread's ops would otherwise run unseen."""
+    from tensorflow.python.framework import op_callbacks
+
+    original = threading.Thread._bootstrap_inner
+
+    def bootstrap_inner(thread):
+        try:
+            op_callbacks.add_op_callback(rec.callback)
+        except Exception as exc:
+            rec.failure = rec.failure or exc
+        try:
+            return original(thread)
+        finally:
+            with contextlib.suppress(Exception):
+                op_callbacks.remove_op_callback(rec.callback)
+
+    threading.Thread._bootstrap_inner = bootstrap_inner
+    stack.callback(setattr, threading.Thread, "_bootstrap_inner", original)
 
 
 def _python_path(stack) -> None:

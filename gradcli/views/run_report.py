@@ -213,8 +213,15 @@ def print_explain(program, diagnosis, out) -> None:
         for group in grouped([p for p in pairs if not p.ok]):
             out.print(panel(program, group, block_width(out)))
         fine = [p.input for p in pairs if p.ok and p.status == "connected" and not p.causes]
-        if fine:
-            out.print(f"connected, finite: {', '.join(fine)}", markup=False, highlight=False)
+        unread = {g.name for g in call.gradients if not g.read}
+        read = [name for name in fine if name not in unread]
+        if read:
+            out.print(f"connected, finite: {', '.join(read)}", markup=False, highlight=False)
+        if len(read) < len(fine):  # a traced step's numbers that were never read
+            names = ", ".join(name for name in fine if name in unread)
+            out.print(f"connected, values not read: {names}", markup=False, highlight=False)
+            for note in call.notes:
+                out.print(f"note: {note}", markup=False, highlight=False, style="dim")
         for group in grouped([p for p in pairs if p.ok and p.status != "connected"]):
             pair = group[0]
             why = "no optimizer steps them after this call" if pair.stepped is False else ""

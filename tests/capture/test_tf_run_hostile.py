@@ -1,0 +1,178 @@
+"""`--run` on TensorFlow scripts that stress the capture, through the command line: the
+script must behave exactly as under plain `python` (its output, its errors: each test runs
+it both ways), and gradcli says what it could not read instead of changing the run. Grows
+with every case found (XLA steps, check_numerics, two calls on one line, threads, steps run
+eagerly, exits from inside a traced function). Needs TensorFlow."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+pytest.importorskip("tensorflow", reason="the TensorFlow run mode needs TensorFlow")
+
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"}
+
+
+def _write(tmp_path, text: str):
+    path = tmp_path / "script.py"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def plain(path) -> subprocess.CompletedProcess:
+    """The script under plain python: the truth gradcli's run must keep."""
+    return subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, env=ENV, timeout=120
+    )
+
+
+def gradcli_run(path, *extra) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gradcli", "explain", "--run", str(path), *extra],
+        capture_output=True, text=True, env=ENV, timeout=180,
+    )  # fmt: skip
+
+
+def _printed(stderr: str) -> list[str]:
+    """The script's own printed lines (gradcli sends them to stderr), TensorFlow's logs out."""
+    return [line for line in stderr.splitlines() if line.startswith(("tf.Tensor", "[", "done"))]
+
+
+@pytest.mark.slow
+def test_a_step_compiled_with_xla_runs_as_without_gradcli(tmp_path):
+    # XLA compiles no Python op: gradcli adds none there, so the step runs and gradcli
+    # says it read no values inside it (never "finite" for numbers it did not see)
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        w = tf.Variable([0.5, -1.0])
+        @tf.function(jit_compile=True)
+        def f(x):
+            with tf.GradientTape() as t:
+                y = tf.reduce_sum(tf.math.abs(w) * x)
+            return t.gradient(y, w)
+        print(f(tf.constant([1.0, 2.0])))
+        """)  # fmt: skip
+    truth = plain(path)
+    assert truth.returncode == 0 and "[ 1. -2.]" in truth.stdout
+    res = gradcli_run(path)
+    assert res.returncode == 0, res.stderr
+    assert "[ 1. -2.]" in res.stderr and "Traceback" not in res.stderr
+    assert "connected, values not read: w" in res.stdout
+    assert "connected, finite" not in res.stdout
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    (call,) = doc["calls"]
+    assert call["error"] is None and call["gradients"][0]["value"] is None
+    assert any("jit_compile=True" in note for note in call["notes"])
+
+
+@pytest.mark.slow
+def test_keras_fit_compiled_with_xla_runs(tmp_path):
+    path = _write(tmp_path, """\
+        import numpy as np
+        import keras
+        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2), keras.layers.Dense(1)])
+        model.compile(optimizer="sgd", loss="mse", jit_compile=True)
+        model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), epochs=1, verbose=0)
+        print("done")
+        """)  # fmt: skip
+    assert plain(path).returncode == 0
+    res = gradcli_run(path)
+    assert res.returncode == 0 and "done" in res.stderr and "Traceback" not in res.stderr
+    assert "connected, values not read: model.trainable_variables[0]" in res.stdout
+
+
+@pytest.mark.slow
+def test_check_numerics_raises_tensorflows_own_error(tmp_path):
+    # tf.debugging.enable_check_numerics stops the backward at sqrt's infinite gradient:
+    # the call's error is the one TensorFlow raises, not one of the capture's retry
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        tf.debugging.enable_check_numerics()
+        x = tf.Variable([0.0, 1.0])
+        with tf.GradientTape() as t:
+            y = tf.reduce_sum(tf.sqrt(x))
+        print(t.gradient(y, x))
+        """)  # fmt: skip
+    truth = plain(path)
+    assert truth.returncode == 1
+    assert "tensorflow.python.framework.errors_impl.InvalidArgumentError" in truth.stderr
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    error = doc["calls"][0]["error"]
+    assert error["message"].startswith("InvalidArgumentError: ")
+    assert "CheckNumericsV2" in error["message"] and "SqrtGrad" in error["message"]
+
+
+@pytest.mark.slow
+def test_two_gradient_calls_on_one_line_are_named_apart(tmp_path):
+    # the second call of a non-persistent tape raises (as TensorFlow does); each call is
+    # named by its own text, told apart by the instruction's columns
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        x = tf.Variable(2.0)
+        with tf.GradientTape() as t:
+            y = x * x
+            z = tf.cast(tf.round(y), tf.float32)
+        print(t.gradient(y, x), t.gradient(z, x))
+        """)  # fmt: skip
+    truth = plain(path)
+    assert "A non-persistent GradientTape can only be used" in truth.stderr
+    res = gradcli_run(path)
+    assert "call 0, line 6: tape.gradient(y, ...)" in res.stdout
+    assert "call 1, line 6: tape.gradient(z, ...)" in res.stdout
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    first, second = doc["calls"]
+    assert first["error"] is None and first["gradients"][0]["value"] == 4.0
+    assert second["error"]["message"].startswith("RuntimeError: A non-persistent GradientTape")
+
+
+@pytest.mark.slow
+def test_a_gradient_taken_in_a_thread_and_functions_run_eagerly(tmp_path):
+    path = _write(tmp_path, """\
+        import threading
+        import tensorflow as tf
+        tf.config.run_functions_eagerly(True)
+        w = tf.Variable([1.0, -2.0])
+        out = []
+        @tf.function
+        def step(x):
+            with tf.GradientTape() as t:
+                y = tf.reduce_sum(tf.nn.relu(w * x))
+            out.append(t.gradient(y, w))
+        th = threading.Thread(target=step, args=(tf.constant([1.0, 1.0]),))
+        th.start()
+        th.join()
+        print(out[0])
+        """)  # fmt: skip
+    truth = plain(path)
+    assert "[1. 0.]" in truth.stdout
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    (call,) = doc["calls"]
+    assert call["line"] == 10 and call["gradients"][0]["value"] == [1.0, 0.0]
+    (pair,) = doc["pairs"]
+    assert (pair["causes"][0]["kind"], pair["causes"][0]["line"]) == ("inactive", 9)
+
+
+@pytest.mark.slow
+def test_sys_exit_while_tracing_is_the_scripts_exit(tmp_path):
+    path = _write(tmp_path, """\
+        import sys
+        import tensorflow as tf
+        x = tf.Variable(1.0)
+        with tf.GradientTape() as t:
+            y = x * 2
+        print(t.gradient(y, x))
+        @tf.function
+        def f():
+            sys.exit(3)
+        f()
+        """)  # fmt: skip
+    assert plain(path).returncode == 3
+    res = gradcli_run(path)
+    assert "Traceback" not in res.stderr and res.returncode == 0
+    assert "note: the script exited with status 3" in res.stdout
