@@ -99,6 +99,12 @@ class GradientCalls:
             caller = f
             break
         context = self.contexts[-1] if self.contexts else None
+        direct = next(
+            (f for f in reversed(frames) if "/gradcli/" not in f.filename.replace("\\", "/")),
+            None,
+        )
+        if context is None and direct is not None and _tensorflow_internal(direct.filename):
+            return None  # TensorFlow's own use of a tape (ForwardAccumulator, recompute_grad)
         if caller is not None and files(caller.filename):
             here = (caller.filename, caller.lineno)
             if context is not None and here == (context["file"], context["line"]):
@@ -654,6 +660,12 @@ def _watches(tape, variable, watched) -> bool:
         return True
     accessed = getattr(tape, "_watch_accessed_variables", True) if tape is not None else True
     return bool(getattr(variable, "trainable", True) and accessed)
+
+
+def _tensorflow_internal(filename: str) -> bool:
+    """A frame of TensorFlow's own library code (not AutoGraph's conversion of yours)."""
+    name = filename.replace("\\", "/")
+    return "/tensorflow/python/" in name and "autograph" not in name
 
 
 def _span_at(file, line):

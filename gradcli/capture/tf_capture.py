@@ -489,22 +489,50 @@ def _threads(stack, rec: Recorder) -> None:
     """The op callback in every thread the script starts: TensorFlow keeps op callbacks
     per thread, so a thread's ops would otherwise run unseen."""
     from tensorflow.python.framework import op_callbacks
+    from tensorflow.python.util import tf_stack
 
     original = threading.Thread._bootstrap_inner
+    start = threading.Thread.start
+
+    def started(thread):
+        # AutoGraph maps its generated code back to your lines per thread: a thread the
+        # script (or MirroredStrategy, for its replicas) starts inherits the starter's map
+        with contextlib.suppress(Exception):
+            top = tf_stack._source_mapper_stacks[threading.get_ident()][-1]
+            thread._gradcli_source_map = dict(top.get_effective_source_map())
+        return start(thread)
 
     def bootstrap_inner(thread):
         try:
             op_callbacks.add_op_callback(rec.callback)
+            inherited = getattr(thread, "_gradcli_source_map", None)
+            if inherited:
+                _inherited_mapper()(inherited).__enter__()  # this thread's own: it ends with it
         except Exception as exc:
             rec.failure = rec.failure or exc
-        try:
-            return original(thread)
-        finally:
-            with contextlib.suppress(Exception):
-                op_callbacks.remove_op_callback(rec.callback)
+        # never removed here: the list may be another thread's by then (MirroredStrategy's
+        # replica threads take their parent's), and this thread's own ends with it
+        return original(thread)
 
     threading.Thread._bootstrap_inner = bootstrap_inner
+    threading.Thread.start = started
     stack.callback(setattr, threading.Thread, "_bootstrap_inner", original)
+    stack.callback(setattr, threading.Thread, "start", start)
+
+
+def _inherited_mapper():
+    """A TensorFlow stack-trace mapper holding a fixed source map (a starter thread's)."""
+    from tensorflow.python.util import tf_stack
+
+    class Inherited(tf_stack.StackTraceMapper):
+        def __init__(self, source_map):
+            super().__init__()
+            self._map = source_map
+
+        def get_effective_source_map(self):
+            return self._map
+
+    return Inherited
 
 
 def _python_path(stack) -> None:

@@ -238,7 +238,9 @@ def _check_capture(run, program, timeout, what: str) -> None:
             "in gradcli, not in the script (GRADCLI_DEBUG=1 shows more)"
         )
     if not program.calls and program.error is None:
-        how = {"timeout": f"was stopped by --timeout {timeout:g}"}.get(program.stopped, "ran")
+        how = "ran"
+        if program.stopped == "timeout" and timeout is not None:
+            how = f"was stopped by --timeout {timeout:g}"
         if program.exit_code is not None:
             how = f"exited with status {program.exit_code}"
         raise GradcliError(

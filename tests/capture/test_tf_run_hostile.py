@@ -176,3 +176,77 @@ def test_sys_exit_while_tracing_is_the_scripts_exit(tmp_path):
     res = gradcli_run(path)
     assert "Traceback" not in res.stderr and res.returncode == 0
     assert "note: the script exited with status 3" in res.stdout
+
+
+@pytest.mark.slow
+def test_mirrored_strategy_replica_threads_keep_your_lines(tmp_path):
+    # MirroredStrategy runs the step in a replica thread that shares the starter's op
+    # callbacks; AutoGraph's map back to your lines is the starter's too
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+        with strategy.scope():
+            w = tf.Variable([1.0, -1.0])
+            opt = tf.keras.optimizers.SGD(0.1)
+        @tf.function
+        def train(x):
+            def step(x):
+                with tf.GradientTape() as t:
+                    loss = tf.reduce_sum(tf.nn.relu(w * x))
+                g = t.gradient(loss, w)
+                opt.apply_gradients([(g, w)])
+                return loss
+            return strategy.run(step, args=(x,))
+        print(train(tf.constant([1.0, 1.0])))
+        """)  # fmt: skip
+    truth = plain(path)
+    assert truth.returncode == 0 and "tf.Tensor(1.0" in truth.stdout
+    res = gradcli_run(path)
+    assert "tf.Tensor(1.0" in res.stderr and "internal error" not in res.stderr
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    (call,) = doc["calls"]
+    assert call["line"] == 11 and call["gradients"][0]["value"] == [1.0, 0.0]
+    (pair,) = doc["pairs"]
+    assert (pair["causes"][0]["kind"], pair["causes"][0]["line"]) == ("inactive", 10)
+
+
+@pytest.mark.slow
+def test_tensorflows_own_tapes_are_not_your_gradient_calls(tmp_path):
+    # ForwardAccumulator and recompute_grad use tapes inside TensorFlow: only the script's
+    # own tape.gradient is a call, and the script is not stopped by --calls for theirs
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        x = tf.Variable([1.0, 2.0])
+        with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0])) as acc:
+            y = tf.reduce_sum(x ** 2)
+        print(acc.jvp(y))
+        f = tf.recompute_grad(lambda v: tf.sin(v) * 2.0)
+        with tf.GradientTape() as t:
+            z = tf.reduce_sum(f(x))
+        print(t.gradient(z, x))
+        """)  # fmt: skip
+    truth = plain(path)
+    assert truth.returncode == 0 and "tf.Tensor(2.0" in truth.stdout
+    res = gradcli_run(path, "--format", "json", "--calls", "1")
+    assert "tf.Tensor(2.0" in res.stderr, res.stderr
+    doc = json.loads(res.stdout)
+    (call,) = doc["calls"]
+    assert call["line"] == 9 and call["kind"] == "gradient"
+    expected = [2 * float(v) for v in (0.5403023, -0.41614684)]
+    assert call["gradients"][0]["value"] == pytest.approx(expected, rel=1e-6)
+    assert not any("stopped" in n for n in doc["notes"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [(), ("--timeout", "60")])
+def test_a_script_without_gradient_calls_is_exit_2_with_its_reason(tmp_path, extra):
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        print(tf.constant(1.0) * 2)
+        """)  # fmt: skip
+    res = gradcli_run(path, *extra)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.splitlines()[-1] == (
+        f"gradcli: error: {path}: the script ran without any gradient call "
+        "(tape.gradient, model.fit), so there is nothing to report"
+    )
