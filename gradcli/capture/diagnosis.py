@@ -182,7 +182,7 @@ class Doctor(GradientGraphFindings):
         if not pair.causes:
             return None
         first = pair.causes[0]
-        where = f" at line {first.line}" if first.line is not None else ""
+        where = first.at_line()
         more = len(pair.causes) - 1
         also = f" (and {more} more cause{'s' * (more != 1)})" if more else ""
         if pair.status == Status.UNCONNECTED:

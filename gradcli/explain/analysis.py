@@ -79,6 +79,18 @@ class Cause:
     node_id: int | None = None
     extra: dict = field(default_factory=dict)  # kind-specific fields (non_finite: origin...)
 
+    def where(self) -> str:
+        """'line N', naming the file where it is another one than the script's ('' if none)."""
+        if self.line is None:
+            return ""
+        other = self.extra.get("file")
+        base = other.rpartition(":")[0].replace("\\", "/").rsplit("/", 1)[-1] if other else ""
+        return f"line {self.line}" + (f" of {base}" if base else "")
+
+    def at_line(self) -> str:
+        """' at line N' (of another file), or '' when the cause has no line."""
+        return f" at {self.where()}" if self.line is not None else ""
+
     def document(self) -> dict:
         """The cause as JSON data."""
         return {

@@ -184,8 +184,7 @@ def cause_lines(program, causes) -> list:
     parts = []
     for cause in causes:
         item = Text("✗ ", style="red")
-        where = f" at line {cause.line}" if cause.line is not None else ""
-        item.append(f"{cause.kind}{where}", style="bold")
+        item.append(f"{cause.kind}{cause.at_line()}", style="bold")
         times = cause.extra.get("times")
         module = f" (in {cause.extra['module']})" if cause.extra.get("module") else ""
         if cause.extra.get("use_line") and cause.extra["use_line"] != cause.line:
@@ -195,7 +194,7 @@ def cause_lines(program, causes) -> list:
         parts.append(item)
         text = _source(program, cause)
         if text:
-            source = Text(f"  line {cause.line}: ", style="dim")
+            source = Text(f"  {cause.where()}: ", style="dim")
             source.append(text, style="bold")
             parts.append(source)
         if cause.extra.get("fix"):

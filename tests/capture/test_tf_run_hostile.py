@@ -250,3 +250,28 @@ def test_a_script_without_gradient_calls_is_exit_2_with_its_reason(tmp_path, ext
         f"gradcli: error: {path}: the script ran without any gradient call "
         "(tape.gradient, model.fit), so there is nothing to report"
     )
+
+
+@pytest.mark.slow
+def test_a_cause_in_an_imported_module_names_its_file(tmp_path):
+    (tmp_path / "helpers.py").write_text(
+        "import tensorflow as tf\n"
+        "def loss_fn(w, x):\n"
+        "    return tf.reduce_sum(tf.cast(tf.argmax(w * x), tf.float32))\n"
+    )
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        from helpers import loss_fn
+        w = tf.Variable([1.0, 2.0])
+        with tf.GradientTape() as t:
+            loss = loss_fn(w, tf.constant([1.0, 1.0]))
+        print(t.gradient(loss, w))
+        """)  # fmt: skip
+    assert plain(path).stdout.strip() == "None"
+    res = gradcli_run(path)
+    assert res.returncode == 1
+    assert "✗ non_differentiable at line 3 of helpers.py: tf.argmax" in res.stdout
+    assert "line 3 of helpers.py: return tf.reduce_sum(" in res.stdout
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    cause = doc["pairs"][0]["causes"][0]
+    assert cause["line"] == 3 and cause["file"] == f"{tmp_path / 'helpers.py'}:3"

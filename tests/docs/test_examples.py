@@ -47,7 +47,22 @@ def test_console_example(page, command, expected, monkeypatch):
         pytest.importorskip("torch", reason="a --run example runs real PyTorch")
     res = invoke(*args)
     shown = (res.stdout + res.stderr).rstrip()
+    if "--run" in args and shown != expected:
+        # the framework's own float32 numbers: its CPU kernels (AVX2, AVX-512, oneDNN) may
+        # round the last digits differently on another machine; the text stays exact
+        assert _same_text_close_numbers(shown, expected), f"{page}: {command}\n{shown}"
+        return
     assert shown == expected, f"{page}: {command}"
+
+
+NUMBER = re.compile(r"-?\d+\.\d+(?:e[-+]?\d+)?")
+
+
+def _same_text_close_numbers(shown: str, expected: str) -> bool:
+    a, b = NUMBER.findall(shown), NUMBER.findall(expected)
+    if NUMBER.sub("#", shown) != NUMBER.sub("#", expected) or len(a) != len(b):
+        return False
+    return all(abs(float(x) - float(y)) <= 1e-5 * max(abs(float(y)), 1e-3) for x, y in zip(a, b))
 
 
 def test_there_are_examples_on_the_pages_that_show_commands():
