@@ -227,10 +227,11 @@ class Analysis:
             else f"{self.label} depends on no input"
         )
         dropped = self.problem.source.no_path.get(pair.input)
-        if dropped is not None:  # the front end knows the line that dropped its result
-            pos, clause = dropped
+        if dropped is not None:  # the front end knows the line that dropped (or cut) it
+            pos, clause, *cut = dropped
             text = f"{clause}; {detail}"
-            cause = Cause(NO_PATH, self.entry_of(x), pos.line, text, text, location=pos)
+            kind = cut[0] if cut else NO_PATH
+            cause = Cause(kind, self.entry_of(x), pos.line, text, text, location=pos)
             pair.causes.append(cause)
             return
         pair.causes.append(self._at_input(NO_PATH, x, detail))

@@ -9,6 +9,7 @@ import numpy as np
 
 from gradcli.tfcode.datasets import (
     INFINITE,
+    MAPPED,
     UNKNOWN,
     Dataset,
     DatasetIterator,
@@ -19,6 +20,7 @@ from gradcli.tfcode.datasets import (
     _rebuild,
     _smap,
     _tensors_of,
+    read_by,
     spec_of,
 )
 from gradcli.tfcode.drawn import note_draw
@@ -294,7 +296,7 @@ def _map(it, ds: Dataset, args, kwargs, node):
             yield _apply(it, fn, element, node, "map")
 
     out = _derive(ds, source, ds.card, "_MapDataset", spec)
-    out.origins = tuple(dict.fromkeys((*ds.origins, *read)))
+    out.origins = tuple(dict.fromkeys((*ds.origins, *read_by(it, read, MAPPED, node))))
     return out
 
 

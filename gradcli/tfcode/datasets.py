@@ -56,7 +56,7 @@ class Dataset:
     shuffled: int | None = None  # the line of a shuffle() upstream
     endless: int | None = None  # the line of the repeat() that makes it infinite
     spec: object = None  # element_spec: a nest of TensorSpecs (None: the first element's)
-    origins: tuple = ()  # the Variables its values came from
+    origins: tuple = ()  # (Variable, how, Pos, graph size) its values came from (read_by)
 
     # the interpreter's protocol for objects of its own (see expressions.attribute)
     def tf_attribute(self, it, node, name: str):
@@ -171,9 +171,11 @@ def _tensor(it, ds: Dataset, arr: np.ndarray, node, kind: str) -> Tensor:
     if ds.shuffled is not None:
         notes.append(SHUFFLE_NOTE.format(line=ds.shuffled))
     if ds.origins:  # the variables it read: where no_path names them (unused_sources.py)
-        it.reads_from[out.id] = tuple(v.value for v in ds.origins)
-        names = [f"{v.label} (line {v.pos.line})" for v in ds.origins]
-        them = ", ".join(v.label for v in ds.origins)
+        variables = list(dict.fromkeys(o[0] for o in ds.origins))
+        it.reads_from[out.id] = tuple(v.value for v in variables)
+        it.read_at[out.id] = {o[0].value: o for o in reversed(ds.origins)}  # first wins
+        names = [f"{v.label} (line {v.pos.line})" for v in variables]
+        them = ", ".join(v.label for v in variables)
         what = ", ".join(names)
         notes.append(ORIGIN_NOTE.format(what=what, them=them))
     for note in notes:
@@ -236,6 +238,15 @@ def _components(it, value, node, origins: list | None = None):
     if isinstance(value, (str, type(None))) or not (_is_python(value) or hasattr(value, "dtype")):
         it.refuse(node, f"a dataset of {_describe(value)}", "give tensors, arrays or numbers")
     return it.as_array(value, node)
+
+
+SLICED, MAPPED = "sliced", "mapped"  # how a dataset read a variable: its values, or in map
+
+
+def read_by(it, variables, how: str, node) -> tuple:
+    """Origins: each variable read by a dataset made at node (its line, the graph's size)."""
+    at, size = it.pos(node), len(it.g)
+    return tuple(dict.fromkeys((v, how, at, size) for v in variables))
 
 
 def origin_of(value) -> list:
@@ -305,7 +316,7 @@ def from_tensor_slices(it, args, kwargs, node):
         return (_smap(structure, lambda a, k=k: a[k]) for k in range(n))
 
     spec = _smap(structure, lambda a: TensorSpec(a.shape[1:], str(a.dtype)))
-    return Dataset(source, n, spec=spec, origins=tuple(dict.fromkeys(origins)))
+    return Dataset(source, n, spec=spec, origins=read_by(it, origins, SLICED, node))
 
 
 def from_tensors(it, args, kwargs, node):
@@ -314,7 +325,7 @@ def from_tensors(it, args, kwargs, node):
     origins: list = []
     structure = _components(it, bound.get("tensors"), node, origins)
     out = Dataset(lambda: iter([structure]), 1, "_TensorDataset", spec=spec_of(structure))
-    out.origins = tuple(dict.fromkeys(origins))
+    out.origins = read_by(it, origins, SLICED, node)
     return out
 
 

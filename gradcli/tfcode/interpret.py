@@ -132,6 +132,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.frames = Frames()
         self.gradient_nodes: set[int] = set()
         self.reads_from: dict[int, tuple[int, ...]] = {}
+        # a dataset element -> {variable node: (Variable, how, Pos, graph size)}: its reads
+        self.read_at: dict[int, dict] = {}
         # node -> [(graph size, call position, frame, function)]: user calls it was passed to
         self.passed: dict[int, list] = {}
         # > 0 while a tf.while_loop body is read in graph mode or a trace: TensorFlow builds

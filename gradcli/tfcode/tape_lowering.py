@@ -137,7 +137,8 @@ class Lowering:
         self.wrt_program = list(source_of)
         L.entries = list(outputs)
         source = Source(it.file, it.lines, self.positions, functions=dict(it.functions))
-        source.no_path = DroppedSources(it, {x: n for x, (n, _) in source_of.items()}, target_ids)
+        sources = {x: n for x, (n, _) in source_of.items()}
+        source.no_path = DroppedSources(it, sources, target_ids, self.tape)
         return Problem(self.call, L, outputs, wrt, seed_list, mode, source)
 
     def _needed(self, roots: list[int], source_of: dict) -> bytearray:

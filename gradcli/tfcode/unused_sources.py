@@ -26,7 +26,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from gradcli.core.graph import CONST_OP, INPUT_OP
+from gradcli.core.ops.tape import TapeCause
 from gradcli.runtime.errors import Pos
+from gradcli.tfcode.datasets import MAPPED
+
+# explain's kinds: a dataset op has no gradient, as a write into a variable has none
+NON_DIFFERENTIABLE, OUTSIDE_TAPE = TapeCause.STORED.value, TapeCause.OUTSIDE_TAPE.value
+NOT_WATCHED = TapeCause.NOT_WATCHED.value
 
 if TYPE_CHECKING:
     from gradcli.tfcode.interpret import Interpreter
@@ -70,8 +76,8 @@ class DroppedSources(Mapping):
     use (only a no_path asks), from the program graph as it was at the call (nodes before it
     never change; later ones are not looked at)."""
 
-    def __init__(self, it: Interpreter, sources: dict, targets: list[int]):
-        self.it, self.sources, self.targets = it, sources, targets
+    def __init__(self, it: Interpreter, sources: dict, targets: list[int], tape=None):
+        self.it, self.sources, self.targets, self.tape = it, sources, targets, tape
         self.end, self.frame = len(it.g), it.frames.current
         self._found: dict | None = None
 
@@ -83,7 +89,8 @@ class DroppedSources(Mapping):
             for x, name in self.sources.items():
                 if x < len(root) and root[x]:
                     continue  # the targets read it (connected, or cut on the way)
-                found = no_path_at(it, x, root, end, self.frame)
+                found = dataset_cut(it, x, root, end, self.tape)
+                found = found or no_path_at(it, x, root, end, self.frame)
                 if found is not None:
                     self._found[name] = found
         return self._found
@@ -96,6 +103,36 @@ class DroppedSources(Mapping):
 
     def __len__(self) -> int:
         return len(self._all())
+
+
+def dataset_cut(it: Interpreter, x: int, root: bytearray, end: int, tape):
+    """(position, clause, kind) where a tf.data dataset read variable x into elements the
+    targets use, as TensorFlow cuts it: a dataset's values are read when it is made, so
+    outside the call's tape (outside_tape), or, read by a recording tape or inside a map
+    function, into a dataset op that has no gradient (non_differentiable); None otherwise."""
+    for i, reads in it.read_at.items():
+        if i >= end or i >= len(root) or not root[i] or x not in reads:
+            continue
+        variable, how, pos, size = reads[x]
+        watched = tape is None or x in tape.on or (variable.trainable and tape.watch_accessed)
+        if not watched:  # TensorFlow's tape never watched it: that comes first
+            why = f"{variable.label} is a variable the tape does not watch (trainable=False)"
+            return variable.pos, why, NOT_WATCHED
+        made = f"line {pos.line} makes a tf.data dataset"
+        if how == MAPPED:
+            return (
+                pos,
+                f"{made} whose map function reads it: a dataset passes no gradient back",
+                (NON_DIFFERENTIABLE),
+            )
+        if tape is not None and not tape.recording(size):
+            return pos, f"{made} from its values while the tape is not recording", OUTSIDE_TAPE
+        return (
+            pos,
+            f"{made} from its values: a dataset passes no gradient back",
+            (NON_DIFFERENTIABLE),
+        )
+    return None
 
 
 def no_path_at(it: Interpreter, x: int, root: bytearray, end: int, frame: tuple):

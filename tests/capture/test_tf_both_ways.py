@@ -55,16 +55,10 @@ NESTED_NO_PATH_LINE = (
     "whose inner gradient leaves it out (issue 29's rule: the line that dropped it), the "
     "static reader the source's definition (static wrong)"
 )
-DATASET_READ = (
-    "variables a dataset reads (from_tensor_slices of one, a map function reading one): the "
-    "run mode cuts them at the dataset's line (outside_tape, non_differentiable), the static "
-    "reader says no_path at the line that iterates it (static wrong: issue 29 wants the cut)"
-)
 # (snippet, side) -> its classes. "run": the run mode differs from TensorFlow's recorded
 # values or the snippet's expectation; "static": the two ways name different causes
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
 KNOWN: dict[tuple[str, str], str] = {
-    ("data_from_variables", "static"): DATASET_READ,
     ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
@@ -82,15 +76,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("seed_002_0", "static"): ZERO_UNKNOWN,
     ("tf1_graph_losses", "static"): ZERO_UNKNOWN,
     ("tf1_scatter_update", "static"): ZERO_UNKNOWN,
-}
-# expectations issue 29 overrides: a value that reached the loss through a write into
-# state is cut at that line, never "does not use it at all" (no_path)
-OVERRIDE = {
-    # a dataset made from variables (line 11) reaches the loss through its iterator: offsets
-    # is read there before the tape opens; scale inside the map function, whose dataset op
-    # has no gradient
-    ("data_from_variables", 0, "offsets"): ("outside_tape", 11),
-    ("data_from_variables", 0, "scale"): ("non_differentiable", 11),
 }
 
 
@@ -218,9 +203,6 @@ def against_expectation(name: str, doc: dict) -> list[str]:
     TensorFlow's behaviour)."""
     wrong = []
     for e in REFERENCE[name]["expect"]:
-        if (name, e["call"], e["source"]) in OVERRIDE:
-            kind, line = OVERRIDE[(name, e["call"], e["source"])]
-            e = {**e, "cause": kind, "line": line}
         where = f"call {e['call']} {e['source']}"
         raised = _error_causes(doc, e["call"])
         if raised is not None:

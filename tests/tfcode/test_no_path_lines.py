@@ -58,10 +58,51 @@ def test_a_keras_head_left_unused_is_named_at_the_loss_line():
     assert lines == {"model.trainable_variables[4]": 29, "model.trainable_variables[5]": 29}
 
 
-def test_variables_a_dataset_read_are_named_where_it_is_iterated():
+def first_causes(doc: dict) -> dict:
+    return {p["input"]: (p["causes"][0]["kind"], p["causes"][0]["line"]) for p in doc["pairs"]
+            if p["causes"]}  # fmt: skip
+
+
+def test_variables_a_dataset_read_are_cut_where_it_is_made():
+    # issue 29: cut at that line, never "does not use it": offsets is read when the
+    # dataset is made, before the tape; scale inside the map function (a dataset op has
+    # no gradient), as `--run` names them from TensorFlow's own ops
     _, doc = explain_json("data_from_variables")
-    lines = {k: v[1] for k, v in no_path_causes(doc).items()}
-    assert lines == {"scale": 13, "offsets": 13}
+    assert first_causes(doc) == {"scale": ("non_differentiable", 11),
+                                 "offsets": ("outside_tape", 11)}  # fmt: skip
+
+
+DATASET_IN_TAPE = """\
+import tensorflow as tf
+w = tf.Variable(2.0)
+scale = tf.Variable(3.0)
+offsets = tf.Variable([0.5, -1.0]{trainable})
+with tf.GradientTape() as tape:
+    ds = tf.data.Dataset.from_tensor_slices(offsets)
+    ds = ds.map(lambda v: v * scale)
+    for v in ds.take(1):
+        loss = v * w + w**2
+print(tape.gradient(loss, [w, scale, offsets]))
+"""
+
+
+def test_a_dataset_made_inside_the_tape_is_cut_at_its_own_op(tmp_path):
+    # the tape records offsets' read, then the dataset op, which has no gradient
+    path = tmp_path / "ds.py"
+    path.write_text(DATASET_IN_TAPE.format(trainable=""))
+    out = subprocess.run([sys.executable, "-m", "gradcli", "explain", str(path), "--format",
+                          "json"], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert first_causes(json.loads(out.stdout)) == {
+        "scale": ("non_differentiable", 7), "offsets": ("non_differentiable", 6)}  # fmt: skip
+
+
+def test_an_unwatched_variable_a_dataset_read_is_not_watched(tmp_path):
+    path = tmp_path / "ds.py"
+    path.write_text(DATASET_IN_TAPE.format(trainable=", trainable=False"))
+    out = subprocess.run([sys.executable, "-m", "gradcli", "explain", str(path), "--format",
+                          "json"], capture_output=True, text=True, timeout=120)  # fmt: skip
+    causes = first_causes(json.loads(out.stdout))
+    assert causes["offsets"] == ("not_watched", 4)
 
 
 def test_a_source_nothing_uses_keeps_its_own_line():
