@@ -334,6 +334,13 @@ class Doctor(GradientGraphFindings):
             return self.cause(
                 K.INTEGER, op, f"{op.name} casts to an integer type, which carries no gradient"
             )
+        if op.extra.get("role") == "branch":  # TF1's Switch: zeros for the untaken side
+            return self.cause(
+                K.UNTAKEN_BRANCH,
+                op,
+                "the branch of tf.cond that reads it did not run (the predicate chose the "
+                "other), and TensorFlow gives the untaken branch's inputs zero gradients",
+            )
         if op.extra.get("role") == "discrete":
             return self.cause(
                 K.NON_DIFFERENTIABLE,

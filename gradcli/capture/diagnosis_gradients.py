@@ -18,8 +18,13 @@ ZERO_ROLES = {
     "saturating": K.UNDERFLOW,
     "rounding": K.NON_DIFFERENTIABLE,
     "select": K.UNSELECTED,
+    "branch": K.UNKNOWN,  # a traced tf.cond whose branches were not read (see tf_zero_kinds)
 }
 
+BRANCH_ZEROS = (
+    ": the branch of the traced tf.cond that reads it did not run (the predicate chose the "
+    "other), and TensorFlow gives the untaken branch's inputs zero gradients there"
+)
 # TensorFlow ops whose gradient toward one input is multiplied by another input's value: a
 # NaN/Inf there reaches the gradient even where the gradient arriving is 0
 PRODUCTS = frozenset(
@@ -139,6 +144,12 @@ class GradientGraphFindings:
                 detail += ": the nonzero terms it passes back sum to zero there"
             if kind == K.INACTIVE:
                 detail += ": units whose input is at or below the threshold (dead units)"
+            if kind == K.UNTAKEN_BRANCH:
+                detail += BRANCH_ZEROS
+            elif kind == K.UNKNOWN and role == "branch":
+                detail += (
+                    f": gradcli does not read inside its branches, unknown beyond line {op.line}"
+                )
             elif kind == K.ZERO_DERIVATIVE and role == "mask" and not read:
                 kind = K.MASK
             if kind == K.MASK and op.extra.get("ignored"):

@@ -43,7 +43,7 @@ from gradcli.capture.tf_ops import (
     display,
     kind_of,
 )
-from gradcli.capture.tf_zero_kinds import CONVS
+from gradcli.capture.tf_zero_kinds import CONVS, IF_OPS, branch_reads
 from gradcli.capture.user_files import UserFiles
 
 MAX_SCAN = 256  # items of a list looked into
@@ -302,6 +302,10 @@ class Recorder:
             extra["attrs"] = {k: bool(getattr(v, "b", v)) for k, v in pairs if k in TRANSPOSES}
         if op_type in CONVS and attrs:  # strides, padding: for its zeros' kind
             extra["attrs"] = conv_attrs(attrs)
+        if op_type in IF_OPS and attrs and graph is not None:  # which branch reads each input
+            reads = branch_reads(attrs, graph)
+            if reads is not None:
+                extra["branch_reads"] = reads
         if op_type == "VarHandleOp" or op_type in WRITES:
             extra["state"] = True  # makes or writes a variable's state
         out_ids = []

@@ -121,6 +121,8 @@ ROLES = {
         ]
     ),
     "rounding": frozenset(["Round", "Rint", "Floor", "Ceil", "Sign", "FloorDiv", "TruncateDiv"]),
+    # a traced tf.cond (cond_v2's If, TF1's Switch): the untaken branch's inputs get zeros
+    "branch": frozenset(["If", "StatelessIf", "Case", "StatelessCase", "Switch", "RefSwitch"]),
     "discrete": frozenset(
         [
             "ArgMax",

@@ -38,7 +38,40 @@ def registry_op(op_type: str):
 
 def needs_operands(op_type: str) -> bool:
     """Whether the kind at this op needs its forward operands' values."""
-    return op_type in PRODUCTS or op_type in MATMULS or op_type in CONVS
+    return op_type in PRODUCTS or op_type in MATMULS or op_type in CONVS or op_type in IF_OPS
+
+
+IF_OPS = frozenset(("If", "StatelessIf"))  # a traced tf.cond: inputs[0] is the predicate
+
+
+def branch_reads(attrs, graph) -> tuple | None:
+    """(then reads, else reads): per input after the predicate, whether that branch's
+    function uses it (from the branch function graphs), or None where they are not found."""
+    found = dict(zip(attrs[::2], attrs[1::2]))
+    out = []
+    for key in ("then_branch", "else_branch"):
+        try:
+            body = graph._get_function(found[key].func.name).graph
+        except (AttributeError, KeyError, ValueError):
+            return None
+        used = {t.name for op in body.get_operations() for t in op.inputs}
+        out.append(tuple(t.name in used for t in body.inputs))
+    return tuple(out)
+
+
+def _untaken(op, j: int, zero, operands):
+    """A traced tf.cond's zeros for input j: the branch that ran does not read it and the
+    other does (the predicate's value decides); None where that is not known."""
+    reads = op.extra.get("branch_reads")
+    if j == 0 or reads is None or not operands or operands[0] is None:
+        return None
+    taken = 0 if bool(np.asarray(operands[0]).reshape(-1)[0]) else 1
+    k = j - 1
+    if k >= len(reads[0]) or k >= len(reads[1]):
+        return None
+    if reads[taken][k] or not reads[1 - taken][k]:
+        return None
+    return K.UNTAKEN_BRANCH, int(np.count_nonzero(zero))
 
 
 def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):
@@ -59,6 +92,8 @@ def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):
         return None, 0
     if t in MATMULS:
         return _matmul(op, j, gy, zero, operands)
+    if t in IF_OPS:
+        return _untaken(op, j, zero, operands)
     reg = registry_op(t) if t not in PASSING and t not in PRODUCTS else None
     elementwise = t in PASSING or t in PRODUCTS
     elementwise = elementwise or (reg is not None and reg.zeros is Transport.ELEMENTWISE)

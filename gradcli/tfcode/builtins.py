@@ -244,6 +244,14 @@ def _cond(it: Interpreter, args, kwargs, node):
     if _is_python(pred):
         chosen = true_fn if bool(pred) else false_fn
         return it.call_function(chosen, [], {}, node)
+    if it.graph_mode or it.tracing:
+        where = "TF1 graph code" if it.graph_mode else f"{it.tracing[-1].fn.name} (traced)"
+        it.refuse(
+            node,
+            f"tf.cond on a tensor in {where}",
+            "there TensorFlow builds both branches into the graph and gives the untaken "
+            "branch's inputs zero gradients, not None",
+        )
     a = it.call_function(true_fn, [], {}, node)
     b = it.call_function(false_fn, [], {}, node)
     for branch in (a, b):

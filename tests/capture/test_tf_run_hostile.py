@@ -275,3 +275,58 @@ def test_a_cause_in_an_imported_module_names_its_file(tmp_path):
     doc = json.loads(gradcli_run(path, "--format", "json").stdout)
     cause = doc["pairs"][0]["causes"][0]
     assert cause["line"] == 3 and cause["file"] == f"{tmp_path / 'helpers.py'}:3"
+
+
+@pytest.mark.slow
+def test_a_traced_cond_names_the_untaken_branch_and_no_more(tmp_path):
+    # inside tf.function, tf.cond is one If op and TensorFlow gives the untaken branch's
+    # inputs zeros: u is untaken_branch; v's zero comes from a relu inside the branch that
+    # ran, which gradcli does not read: unknown beyond the cond's line, never a guess
+    path = _write(tmp_path, """\
+        import tensorflow as tf
+        v = tf.Variable(1.0)
+        u = tf.Variable(2.0)
+        @tf.function
+        def f(a):
+            with tf.GradientTape() as t:
+                out = tf.cond(a, lambda: tf.nn.relu(v * -1.0), lambda: u * 3.0)
+            return t.gradient(out, [v, u])
+        print(f(tf.constant(True)))
+        """)  # fmt: skip
+    truth = plain(path)
+    assert "numpy=-0.0>, <tf.Tensor: shape=(), dtype=float32, numpy=0.0>]" in truth.stdout
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    (call,) = doc["calls"]
+    assert [g["value"] for g in call["gradients"]] == [-0.0, 0.0]
+    causes = {p["input"]: [(c["kind"], c["line"]) for c in p["causes"]] for p in doc["pairs"]}
+    assert causes == {"v": [("unknown", 7)], "u": [("untaken_branch", 7)]}
+    v = next(p for p in doc["pairs"] if p["input"] == "v")
+    assert "unknown beyond line 7" in v["causes"][0]["detail"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode, kind, line", [
+    ("disable_v2_behavior", "untaken_branch", 6),  # TF1 control flow: Switch and Merge
+    # cond_v2's If in a TF1 graph: the fed predicate's value is not read, so no guess
+    ("disable_eager_execution", "unknown", 7),
+])  # fmt: skip
+def test_a_tf1_cond_names_the_untaken_branch(tmp_path, mode, kind, line):
+    path = _write(tmp_path, f"""\
+        import tensorflow as tf
+        tf.compat.v1.{mode}()
+        a = tf.compat.v1.placeholder(tf.bool, [])
+        v = tf.Variable(1.0)
+        u = tf.Variable(2.0)
+        out = tf.cond(a, lambda: v * 2.0, lambda: u * 3.0)
+        g = tf.gradients(out, [v, u])
+        with tf.compat.v1.Session() as s:
+            s.run(tf.compat.v1.global_variables_initializer())
+            print(s.run(g, {{a: True}}))
+        """)  # fmt: skip
+    assert "[np.float32(2.0), np.float32(0.0)]" in plain(path).stdout
+    doc = json.loads(gradcli_run(path, "--format", "json").stdout)
+    (call,) = doc["calls"]
+    assert [g["value"] for g in call["gradients"]] == [2.0, 0.0]
+    u = next(p for p in doc["pairs"] if p["input"] == "u")
+    assert u["status"] == "zero"
+    assert (u["causes"][0]["kind"], u["causes"][0]["line"]) == (kind, line)

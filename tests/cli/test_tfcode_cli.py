@@ -286,3 +286,22 @@ def test_a_refusal_of_many_constructs_counts_the_rest_and_keeps_the_run_hint(tmp
     assert "60 constructs" in err and "line 3:6: tf.signal.stft is not supported" in err
     listed = err.count("tf.signal.stft is not supported")
     assert 1 < listed < 60 and f"; and {60 - listed} more;" in err
+
+
+@pytest.mark.parametrize("traced", [True, False])
+def test_a_cond_on_a_tensor_in_a_graph_is_refused(tmp_path, traced):
+    # traced (cond_v2's If) and TF1 graphs give the untaken branch's inputs zeros, not
+    # the None an eager tf.cond gives: the reader refuses and names --run
+    program = tmp_path / "cond.py"
+    graph = "" if traced else "tf.compat.v1.disable_eager_execution()\n"
+    head = "import tensorflow as tf\n" + graph
+    body = (
+        "v = tf.Variable(1.0)\nu = tf.Variable(2.0)\n"
+        "@tf.function\ndef f(a):\n    with tf.GradientTape() as t:\n"
+        "        out = tf.cond(a, lambda: v * 2.0, lambda: u * 3.0)\n"
+        "    return t.gradient(out, [v, u])\nprint(f(tf.constant(True)))\n"
+    )
+    program.write_text(head + body)
+    code, _, err = gradcli("eval", program)
+    assert code == 2 and "tf.cond on a tensor in" in err
+    assert f"gradcli explain --run {program} (needs TensorFlow)" in err
