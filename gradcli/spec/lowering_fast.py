@@ -131,7 +131,7 @@ def build(builder, tree, signature, operators: dict, children, base):
             results.append(node)
             continue
         if n < 0:
-            kids = children(node)
+            kids = [node.left, node.right] if kind is Binary else children(node)
             for kid in kids:
                 if type(kid) is not Name and type(kid) is not Num:
                     stack.append((node, len(kids)))

@@ -472,9 +472,16 @@ class GradBuilder:
 
     def mul(self, a: int, b: int) -> int:
         nodes = self.graph.nodes
-        ops = (nodes[a].op, nodes[b].op)
+        na, nb = nodes[a], nodes[b]
+        ops = (na.op, nb.op)
         if "const" not in ops and "neg" not in ops:  # nothing to simplify (a hot path)
             return self.emit("mul", a, b)
+        if "neg" not in ops and ops[0] != ops[1]:
+            # g * c, c a 0-d float64 constant other than one (a chain's literal): the loop
+            # below finds nothing to simplify either (a hot path)
+            c = (na if ops[0] == "const" else nb).attrs["value"]
+            if type(c) is float and c != 1.0:
+                return self.emit("mul", a, b)
         for one, other in ((a, b), (b, a)):
             if is_const_equal(self.graph, one, 1.0) and self._result_shape(a, b) == self.shape(
                 other
