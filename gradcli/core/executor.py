@@ -182,7 +182,11 @@ def run(
                                     _after_step(result, i, args, vals, owned, held)
                             dead = frees.get(i)
                             if dead is not None:
-                                _free(dead, vals, owned, held, pool)
+                                for j in dead:  # _free inlined for dead Python values
+                                    if owned[j] or type(vals[j]) is np.ndarray:
+                                        _free((j,), vals, owned, held, pool)
+                                    else:
+                                        vals[j] = None
                             continue
                     elif len(args) == 1:
                         a = args[0]
@@ -199,7 +203,11 @@ def run(
                                     _after_step(result, i, args, vals, owned, held)
                             dead = frees.get(i)
                             if dead is not None:
-                                _free(dead, vals, owned, held, pool)
+                                for j in dead:  # _free inlined for dead Python values
+                                    if owned[j] or type(vals[j]) is np.ndarray:
+                                        _free((j,), vals, owned, held, pool)
+                                    else:
+                                        vals[j] = None
                             continue
             if opname == COND_OP:
                 if node.attrs.get("taken") is None:
