@@ -60,7 +60,7 @@ def parse_fast(text: str, locate):
     # positions: the reader's one-line locator is a shift (its `shift` attribute), made
     # here without a call per token; any other locator is called
     shift = getattr(locate, "shift", None)
-    if shift is None or shift[0] is None:
+    if shift is None or shift[0] is None or len(text) > _TEMPLATE_CHARS:
         return _parse(text, toks, locate, shift)
     key, cols = _template(toks)
     program = _TEMPLATES.get(key) if key is not None else None
@@ -81,6 +81,7 @@ def parse_fast(text: str, locate):
 # loop does (a forbidden name, a number float64 cannot hold) and hands over alike.
 _TEMPLATES: dict = {}
 _MAX_TEMPLATES = 4096
+_TEMPLATE_CHARS = 400  # a longer line (one huge sum, say) is seldom repeated: not templated
 _T_NAME, _T_INT, _T_FLOAT, _T_STR, _T_BINARY, _T_UNARY, _T_CALL = range(7)
 
 

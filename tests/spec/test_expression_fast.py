@@ -178,3 +178,12 @@ def test_templates_are_replayed_for_a_chain():
     assert parse_fast("maximum(lambda * 0.9, 0.5 * x) + 0.01", _shifted) is None
     assert parse_fast("maximum(y * 0.9, 0.5 * x) + 1e400", _shifted) is None
     assert parse_fast("maximum(y * 0.9, 0.5 * x) + 0.01 $", _shifted) is None
+
+
+def test_a_long_line_is_read_by_the_loop_and_not_templated():
+    from gradcli.spec import expression_fast
+
+    expression_fast._TEMPLATES.clear()
+    text = " + ".join(f"0.5 * sin(x * {k})" for k in range(60))  # over 400 characters
+    assert repr(parse_fast(text, _shifted)) == repr(_full(text))
+    assert not expression_fast._TEMPLATES
