@@ -87,61 +87,129 @@ def run(
     needed = bytearray(top + 1)
     for t in targets:
         needed[t] = 1
-    # one backward pass: what the targets need, in reverse order, and any unresolved cond
+    # one backward pass: what the targets need, in reverse order, any unresolved cond, and
+    # where each value is used for the last time (the first use this pass meets; targets
+    # and kept values are never freed)
     order = []
     unresolved = False
+    freed = bytearray(top + 1) if not keep else None
+    frees: dict[int, list[int]] = {}
+    if freed is not None:
+        for t in targets:
+            freed[t] = 1
     for i in range(top, -1, -1):
         if needed[i] and (not values or i not in values):
             order.append(i)
             node = nodes[i]
             if node.op != COND_OP:
-                for j in node.inputs:
-                    needed[j] = 1
+                ins = node.inputs
             else:
                 unresolved = unresolved or node.attrs.get("taken") is None
-                for j in exec_inputs(node):
+                ins = exec_inputs(node)
+            if freed is None:
+                for j in ins:
                     needed[j] = 1
+                continue
+            dead = None
+            for j in ins:
+                needed[j] = 1
+                if not freed[j]:
+                    freed[j] = 1
+                    if dead is None:
+                        dead = frees[i] = [j]
+                    else:
+                        dead.append(j)
     order.reverse()
     if unresolved:
         # a cond built after the last resolve_conds (e.g. by a custom gradient's grad:):
         # pick its branch now, as eager tf.cond would, then evaluate
         resolve_conds(graph, targets, values)
         return run(graph, targets, values, keep, scalar)
-    last_use: dict[int, int] = {}
-    if not keep:
-        for i in order:
-            node = nodes[i]
-            for j in node.inputs if node.op != COND_OP else exec_inputs(node):
-                last_use[j] = i
-        for t in targets:
-            last_use[t] = top + 1  # never freed
-    frees: dict[int, list[int]] = {}
-    for j, i in last_use.items():
-        if i <= top:
-            frees.setdefault(i, []).append(j)
 
     vals: list = [None] * (top + 1)
     # 1 for arrays this run allocated with an elementwise ufunc that nothing else aliases:
     # once dead (past their last use) their buffer can take an elementwise op's result
     owned = bytearray(top + 1)
+    # scal[j]: node j is 0-d float64 or bool, an operand of the scalar fast path (_step)
+    scal = bytearray(top + 1)
     for i, v in values.items():
         if i <= top:
             vals[i] = v
-    no_frees = ()
+            node = nodes[i]
+            scal[i] = node.shape == () and node.dtype in _SCALAR_IN
     pool: dict = {}  # (shape, dtype) -> dead owned buffers, POOL_SIZE at most in all
     held = Held(values)  # the bytes of all arrays held at once, against --max-bytes
     with np.errstate(all="ignore"):
         for i in order:
             node = nodes[i]
             opname = node.op
+            shape = node.shape
             if opname == "input" or opname == "const":
                 value = vals[i] = node.attrs["value"]
                 if type(value) is np.ndarray:
                     held.add(value)
+                scal[i] = shape == () and node.dtype in _SCALAR_IN
                 continue
-            if node.shape:
+            dtype = node.dtype
+            op = REGISTRY[opname]
+            sfn = op.scalar
+            if shape:
                 held.check(node)
-            if opname == "cond":
+            elif shape == ():
+                scal[i] = dtype in _SCALAR_IN
+            if shape == () and opname != COND_OP:
+                # _step's scalar fast path on one or two Python floats (the hot path of long
+                # chains): the same choice as the general step below, taken without its tests
+                args = node.inputs
+                if (
+                    sfn is not None
+                    and scalar
+                    and (dtype == "float64" or opname in _SCALAR_COMPARISONS)
+                    and len(args) <= 2
+                ):
+                    if len(args) == 2:
+                        a, b = args
+                        if scal[a] and scal[b]:
+                            try:
+                                result = sfn(vals[a], vals[b])
+                            except (ArithmeticError, ValueError):
+                                vals[i] = _numpy_redo(op, node, args, vals, nodes)
+                            except (TypeError, IndexError, MemoryError) as exc:
+                                raise _eval_error(node, exc, nodes) from None
+                            else:
+                                vals[i] = result
+                                if type(result) is not float:
+                                    _after_step(result, i, args, vals, owned, held)
+                            dead = frees.get(i)
+                            if dead is not None:
+                                for j in dead:  # _free inlined for dead Python values
+                                    if owned[j] or type(vals[j]) is np.ndarray:
+                                        _free((j,), vals, owned, held, pool)
+                                    else:
+                                        vals[j] = None
+                            continue
+                    elif len(args) == 1:
+                        a = args[0]
+                        if scal[a]:
+                            try:
+                                result = sfn(vals[a])
+                            except (ArithmeticError, ValueError):
+                                vals[i] = _numpy_redo(op, node, args, vals, nodes)
+                            except (TypeError, IndexError, MemoryError) as exc:
+                                raise _eval_error(node, exc, nodes) from None
+                            else:
+                                vals[i] = result
+                                if type(result) is not float:
+                                    _after_step(result, i, args, vals, owned, held)
+                            dead = frees.get(i)
+                            if dead is not None:
+                                for j in dead:  # _free inlined for dead Python values
+                                    if owned[j] or type(vals[j]) is np.ndarray:
+                                        _free((j,), vals, owned, held, pool)
+                                    else:
+                                        vals[j] = None
+                            continue
+            if opname == COND_OP:
                 if node.attrs.get("taken") is None:
                     raise AssertionError(f"cond {i} evaluated before its predicate was resolved")
                 args = exec_inputs(node)
@@ -149,27 +217,25 @@ def run(
                 args = node.inputs
             # _step inlined (the scalar fast path when every value is a 0-d float64)
             nargs = len(args)
-            op = REGISTRY[opname]
             if opname == COND_OP:
-                fn, fallback = _cond_forward(node.shape), None
+                fn, fallback = _cond_forward(shape), None
             elif (
                 scalar
-                and op.scalar is not None
-                and node.shape == ()
-                and (node.dtype == "float64" or opname in _SCALAR_COMPARISONS)
+                and sfn is not None
+                and shape == ()
+                and (dtype == "float64" or opname in _SCALAR_COMPARISONS)
             ):
                 for j in args:
-                    n = nodes[j]
-                    if n.shape != () or n.dtype not in _SCALAR_IN:
+                    if not scal[j]:
                         fn, fallback = op.fn(node.attrs), None
                         break
                 else:
-                    fn, fallback = op.scalar, op
+                    fn, fallback = sfn, op
             else:
                 fn, fallback = op.fn(node.attrs), None
             try:
-                if fallback is None and opname in ELEMENTWISE_UFUNCS and node.dtype in FLOAT_DTYPES:
-                    vals[i] = _ufunc_step(fn, node, args, vals, owned, last_use, pool)
+                if fallback is None and opname in ELEMENTWISE_UFUNCS and dtype in FLOAT_DTYPES:
+                    vals[i] = _ufunc_step(fn, node, args, vals, owned, frees, pool)
                 elif nargs == 1:
                     vals[i] = fn(vals[args[0]])
                 elif nargs == 2:
@@ -178,13 +244,7 @@ def run(
                     vals[i] = fn(vals[args[0]], vals[args[1]], vals[args[2]])
                 else:
                     vals[i] = fn(*[vals[j] for j in args])
-                result = vals[i]
-                if type(result) is np.ndarray:
-                    held.add(result)
-                    if not owned[i]:
-                        _disown_aliased(result, args, vals, owned)
-                elif type(result) is not float and not isinstance(result, np.generic):
-                    _disown_aliased(None, args, vals, owned)  # a container may hold an operand
+                _after_step(vals[i], i, args, vals, owned, held)
             except (ArithmeticError, ValueError):
                 # Python-float arithmetic raises where numpy returns inf or nan: redo in numpy
                 numpy_fn = fallback.fn(node.attrs) if fallback is not None else fn
@@ -194,32 +254,59 @@ def run(
                     raise _eval_error(node, exc, nodes) from None
             except (TypeError, IndexError, MemoryError) as exc:
                 raise _eval_error(node, exc, nodes) from None
-            for j in frees.get(i, no_frees):
-                if type(vals[j]) is np.ndarray:
-                    held.drop(vals[j])
-                if owned[j]:
-                    owned[j] = 0
-                    if sum(map(len, pool.values())) < POOL_SIZE:
-                        buf = vals[j]
-                        pool.setdefault((buf.shape, buf.dtype), []).append(buf)
-                vals[j] = None
+            dead = frees.get(i)
+            if dead is not None:
+                _free(dead, vals, owned, held, pool)
     out = {t: vals[t] for t in targets}
     if keep:
         out.update((i, vals[i]) for i in range(top + 1) if vals[i] is not None)
     return out
 
 
-def _ufunc_step(fn, node: Node, args, vals, owned: bytearray, last_use: dict, pool: dict):
+def _numpy_redo(op, node: Node, args, vals, nodes: list[Node]):
+    """A scalar step that raised (Python floats raise where numpy gives inf or nan), in numpy."""
+    try:
+        return op.fn(node.attrs)(*[_as_numpy(vals[j]) for j in args])
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        raise _eval_error(node, exc, nodes) from None
+
+
+def _after_step(result, i: int, args, vals, owned: bytearray, held: Held) -> None:
+    """Account for a step's result: its bytes held, and the operands it may alias."""
+    if type(result) is np.ndarray:
+        held.add(result)
+        if not owned[i]:
+            _disown_aliased(result, args, vals, owned)
+    elif type(result) is not float and not isinstance(result, np.generic):
+        _disown_aliased(None, args, vals, owned)  # a container may hold an operand
+
+
+def _free(dead: list[int], vals, owned: bytearray, held: Held, pool: dict) -> None:
+    """Drop the values past their last use; keep a dead owned buffer for reuse (the pool)."""
+    for j in dead:
+        if type(vals[j]) is np.ndarray:
+            held.drop(vals[j])
+        if owned[j]:
+            owned[j] = 0
+            if sum(map(len, pool.values())) < POOL_SIZE:
+                buf = vals[j]
+                pool.setdefault((buf.shape, buf.dtype), []).append(buf)
+        vals[j] = None
+
+
+def _ufunc_step(fn, node: Node, args, vals, owned: bytearray, frees: dict, pool: dict):
     """An elementwise ufunc, written into the buffer of an operand it uses for the last time,
     else into a pooled dead buffer of its shape and dtype, else into a fresh array.
 
     Like an in-place op on a dead tensor: the 10^7-element loss then peaks at five live
-    arrays instead of six and allocates far less (last_use is empty when values are kept).
+    arrays instead of six and allocates far less (frees, node id -> the values dying there,
+    is empty when values are kept).
     """
     i = node.id
     ins = [vals[j] for j in args]
+    dying = frees.get(i, ())
     for j in args:
-        if owned[j] and last_use.get(j) == i:
+        if owned[j] and j in dying:
             buf = vals[j]
             if buf.shape == node.shape and buf.dtype == node.dtype:
                 try:

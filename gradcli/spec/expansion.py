@@ -13,6 +13,10 @@ from gradcli.runtime.errors import LimitError
 from gradcli.spec import expression as ast
 from gradcli.spec.lowering import _children as children
 
+# a binary operator is written with one of these (every symbol of expression._PRECEDENCE
+# has one), a call with its '(' and an index with its '['
+_COUNTED_CHARS = "!%*+-/<=>@(["
+
 
 def _tally(trees, functions) -> tuple[int, dict[str, int]]:
     """(nodes the trees emit themselves, {spec function: number of calls}), iteratively.
@@ -61,10 +65,15 @@ def check_expansion(spec) -> None:
     """Refuse a spec whose graph entries would expand past the node limit."""
     limit = limits.current.max_nodes
     total = len(spec.inputs)
-    if not spec.functions and total + sum(len(e.text) for e in spec.entries) <= limit:
+    if not spec.functions:
         # each node _tally counts (an operator, a call, an index) has a character of its
-        # own in the entry's text: the texts' length bounds the total, with nothing inlined
-        return
+        # own in the entry's text: the texts' length bounds the total, with nothing inlined,
+        # and so does the count of the characters those nodes are written with
+        if total + sum(len(e.text) for e in spec.entries) <= limit:
+            return
+        text = "".join(e.text for e in spec.entries)
+        if total + sum(text.count(c) for c in _COUNTED_CHARS) <= limit:
+            return
     sizes = function_sizes(spec.functions, limit + 1)
     for entry in spec.entries:
         own, calls = _tally([entry.tree], spec.functions)

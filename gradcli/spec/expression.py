@@ -466,7 +466,10 @@ def _simple_atom(m, side: str, locate):
 
 def _simple(text: str, locate):
     """The AST of `f(a)` or `a OP b`, or None for any other expression."""
-    m = _SIMPLE_BINARY.match(text)
+    # `a OP b` has no '(' and `f(a)` one, before its closing ')': the text's parentheses
+    # say which pattern can match, so a longer expression tries neither
+    opening = text.count("(")
+    m = _SIMPLE_BINARY.match(text) if opening == 0 else None
     if m is not None:
         if m.group("op") not in _PRECEDENCE:
             return None
@@ -475,6 +478,8 @@ def _simple(text: str, locate):
         if right is None:
             return None
         return Binary(m.group("op"), left, right, locate(1, m.start("op") + 1))
+    if opening != 1 or not text.rstrip(" \t").endswith(")"):
+        return None
     m = _SIMPLE_CALL.match(text)
     if m is not None and m.group("f") not in _FORBIDDEN:
         arg = _simple_atom(m, "a", locate)

@@ -60,6 +60,130 @@ def parse_fast(text: str, locate):
     # positions: the reader's one-line locator is a shift (its `shift` attribute), made
     # here without a call per token; any other locator is called
     shift = getattr(locate, "shift", None)
+    if shift is None or shift[0] is None or len(text) > _TEMPLATE_CHARS:
+        return _parse(text, toks, locate, shift)
+    key, cols = _template(toks)
+    program = _TEMPLATES.get(key) if key is not None else None
+    if program is not None:
+        return _replay(text, toks, cols, shift, program)
+    tree = _parse(text, toks, locate, shift)
+    if tree is not None and key is not None and len(_TEMPLATES) < _MAX_TEMPLATES:
+        _TEMPLATES[key] = _program(tree, cols, shift[2])
+    return tree
+
+
+# --- templates: a line shaped like one read before is built by replaying that reading -------
+# A line's template is its tokens with each name, integer, other number and string replaced
+# by its kind (operators and brackets kept), and the depth limit then in force: the
+# precedence loop's every decision depends on nothing else, except for keyword arguments
+# (a name given twice), which are never templated. The program lists, in post-order, the
+# node each token makes; replaying it checks what depends on a token's own text as the
+# loop does (a forbidden name, a number float64 cannot hold) and hands over alike.
+_TEMPLATES: dict = {}
+_MAX_TEMPLATES = 4096
+_TEMPLATE_CHARS = 400  # a longer line (one huge sum, say) is seldom repeated: not templated
+_T_NAME, _T_INT, _T_FLOAT, _T_STR, _T_BINARY, _T_UNARY, _T_CALL = range(7)
+
+
+def _template(toks) -> tuple:
+    """(the tokens' template key or None, each token's column)."""
+    cols = []
+    codes = [limits.current.max_depth]
+    off = 0
+    kinds = _KIND
+    for ws, tok in toks:
+        col = off + len(ws) + 1
+        off = col - 1 + len(tok)
+        cols.append(col)
+        kind = kinds.get(tok[0], _NUM)
+        if kind == _NAME:
+            codes.append("n")
+        elif kind == _OP:
+            if tok == "=":
+                return None, cols  # a keyword argument: never templated
+            codes.append(tok)
+        elif kind == _DOT and (tok == "." or tok == "..."):
+            codes.append(tok)
+        elif kind == _STR:
+            codes.append("s")
+        elif "." not in tok and "e" not in tok and "E" not in tok and len(tok) <= 18:
+            codes.append("i")
+        else:
+            codes.append("f")
+    cols.append(off)  # where the text's tokens end
+    return tuple(codes), cols
+
+
+def _program(tree, cols: list, base: int) -> tuple:
+    """The post-order (kind, token index, argument count) steps that rebuild tree."""
+    index = {col: k for k, col in enumerate(cols[:-1])}
+    steps = []
+    stack = [(tree, False)]
+    while stack:
+        node, ready = stack.pop()
+        kind = type(node)
+        k = index[node.pos[2] - base]
+        if kind is ast.Name:
+            steps.append((_T_NAME, k, 0))
+        elif kind is ast.Num:
+            steps.append((_T_INT if type(node.value) is int else _T_FLOAT, k, 0))
+        elif kind is ast.Str:
+            steps.append((_T_STR, k, 0))
+        elif ready:
+            n = len(node.args) if kind is ast.Call else 0
+            steps.append((_T_CALL if kind is ast.Call else _T_BINARY if kind is ast.Binary
+                          else _T_UNARY, k, n))  # fmt: skip
+        else:
+            stack.append((node, True))
+            if kind is ast.Binary:
+                stack += ((node.right, False), (node.left, False))
+            elif kind is ast.Unary:
+                stack.append((node.operand, False))
+            else:
+                stack.extend((a, False) for a in reversed(node.args))
+    return tuple(steps)
+
+
+def _replay(text: str, toks, cols: list, shift, program: tuple):
+    """The tree the precedence loop builds for a line of a known template, or None."""
+    if text[cols[-1] :].strip(" \t\r"):
+        return None  # a character no token matches (the loop's last test)
+    file, line, base = shift
+    new = tuple.__new__
+    Name, Num, Binary, Call = ast.Name, ast.Num, ast.Binary, ast.Call
+    vals: list = []
+    for step, k, n in program:
+        tok = toks[k][1]
+        pos = new(Pos, (file, line, base + cols[k]))
+        if step == _T_BINARY:
+            right = vals.pop()
+            vals[-1] = Binary(tok, vals[-1], right, pos)
+        elif step == _T_NAME:
+            if tok in _FORBIDDEN:
+                return None
+            vals.append(Name(tok, pos))
+        elif step == _T_INT:
+            vals.append(Num(int(tok), pos))
+        elif step == _T_FLOAT:
+            try:
+                vals.append(Num(numbers.float_text(tok), pos))
+            except numbers.NumberError:
+                return None
+        elif step == _T_CALL:
+            if tok in _FORBIDDEN:
+                return None
+            args = vals[len(vals) - n :]
+            del vals[len(vals) - n :]
+            vals.append(Call(tok, args, [], pos))
+        elif step == _T_UNARY:
+            vals[-1] = ast.Unary(tok, vals[-1], pos)
+        else:
+            vals.append(ast.Str(tok[1:-1], pos))
+    return vals[0]
+
+
+def _parse(text: str, toks, locate, shift):
+    """parse_fast's precedence loop over the line's tokens."""
     file, line, base = shift if shift is not None else (None, 0, 0)
     new = tuple.__new__
     off = 0  # the offset of the next token's whitespace

@@ -44,6 +44,38 @@ def _emit_fast(builder, opname: str, args: list, pos, signature, builder_emit):
     if not cached[1] or len(args) != op.arity:
         return None
     nodes = builder.graph.nodes
+    if len(args) == 2:  # the loops below unrolled for two arguments (a per-node hot path)
+        a, b = args
+        if type(a) is int:
+            dtype = nodes[a].dtype
+            if type(b) is int:
+                if nodes[b].dtype != dtype:
+                    return None
+            elif type(b) is not ast.Num:
+                return None
+        elif type(a) is ast.Num and type(b) is int:
+            dtype = nodes[b].dtype
+        else:
+            return None
+        if dtype not in FLOAT_DTYPES:
+            return None
+        if type(a) is not int:
+            a = builder.const(float(a.value), dtype, a.pos)
+        if type(b) is not int:
+            b = builder.const(float(b.value), dtype, b.pos)
+        ins = [a, b]
+        if type(builder).emit is not builder_emit:
+            return builder.emit(opname, ins, None, pos)
+        return emit(
+            builder.graph,
+            opname,
+            ins,
+            None,
+            kind=builder.kind,
+            entry=builder.entry,
+            pos=pos,
+            origin=builder.origin,
+        )
     dtype = None
     for a in args:
         if type(a) is int:
@@ -99,7 +131,7 @@ def build(builder, tree, signature, operators: dict, children, base):
             results.append(node)
             continue
         if n < 0:
-            kids = children(node)
+            kids = [node.left, node.right] if kind is Binary else children(node)
             for kid in kids:
                 if type(kid) is not Name and type(kid) is not Num:
                     stack.append((node, len(kids)))

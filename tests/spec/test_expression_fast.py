@@ -134,3 +134,56 @@ def test_fast_tokens_are_the_full_tokenizers(text):
         offsets.append(off + len(ws) + 1)
         off += len(ws) + len(tok)
     assert offsets == [t.col for t in full]
+
+
+# --- templates: a line shaped like one read before is rebuilt by replay -------------------
+_SAME_KIND = {"x": "y_1", "y_1": "x", "0.5": "1e3", "1e3": ".5e-2", ".5e-2": "0.5", "7": "42",
+              "'s'": "'t'", "sin": "maximum", "maximum": "f", "f": "sin", "1e400": "2.5",
+              "True": "pi", "pi": "True", "if": "x", "lambda": "sin", "None": "if"}  # fmt: skip
+
+
+def _respelled(text: str) -> str:
+    """The text with each name, number and string replaced by another of its kind (a
+    forbidden name may become a plain one and back, a number one float64 cannot hold)."""
+    out, off = [], 0
+    for ws, tok in _FAST_TOKEN.findall(text):
+        out.append(text[off : off + len(ws)] + _SAME_KIND.get(tok, tok))
+        off += len(ws) + len(tok)
+    return "".join(out) + text[off:]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.tuples(SPACE, _expr(), SPACE).map("".join))
+def test_a_replayed_template_builds_the_full_parsers_tree(text):
+    from gradcli.spec import expression_fast
+
+    expression_fast._TEMPLATES.clear()
+    first = parse_fast(text, _shifted)  # records the template when it reads the text
+    assert repr(first) == repr(parse_fast(text, _locate))  # repr: 7 and 7.0 differ
+    for variant in (text, _respelled(text), _respelled(_respelled(text))):
+        replayed = parse_fast(variant, _shifted)
+        assert repr(replayed) == repr(parse_fast(variant, _locate))  # the loop's, or None
+        if replayed is not None:
+            assert repr(replayed) == repr(_full(variant))
+
+
+def test_templates_are_replayed_for_a_chain():
+    from gradcli.spec import expression_fast
+
+    expression_fast._TEMPLATES.clear()
+    texts = [f"maximum(y{i} * 0.9, 0.5 * x) + 0.0{i}" for i in range(1, 6)]
+    trees = [parse_fast(t, _shifted) for t in texts]
+    assert len(expression_fast._TEMPLATES) == 1
+    assert repr(trees) == repr([_full(t) for t in texts])
+    assert parse_fast("maximum(lambda * 0.9, 0.5 * x) + 0.01", _shifted) is None
+    assert parse_fast("maximum(y * 0.9, 0.5 * x) + 1e400", _shifted) is None
+    assert parse_fast("maximum(y * 0.9, 0.5 * x) + 0.01 $", _shifted) is None
+
+
+def test_a_long_line_is_read_by_the_loop_and_not_templated():
+    from gradcli.spec import expression_fast
+
+    expression_fast._TEMPLATES.clear()
+    text = " + ".join(f"0.5 * sin(x * {k})" for k in range(60))  # over 400 characters
+    assert repr(parse_fast(text, _shifted)) == repr(_full(text))
+    assert not expression_fast._TEMPLATES

@@ -26,6 +26,8 @@ from gradcli.core.ops.sym import each_at
 def _where_infer(attrs, c, x, y):
     if c.dtype != "bool":
         raise ShapeError(f"where: the condition must be boolean (a comparison), got {c.dtype}")
+    if c.shape == x.shape == y.shape and x.dtype == y.dtype:  # the common case (a hot path)
+        return x.shape, x.dtype
     return broadcast("where", c, x, y), same_dtype("where", x, y)
 
 

@@ -330,6 +330,9 @@ def emit(
         elif arity == 1:
             x = nodes[inputs[0]]
             shape, dtype = op.infer(attrs, x)
+        elif arity == 3:  # where(condition, x, y)
+            c, x, y = nodes[inputs[0]], nodes[inputs[1]], nodes[inputs[2]]
+            shape, dtype = op.infer(attrs, c, x, y)
         else:
             ins = [nodes[i] for i in inputs]
             shape, dtype = op.infer(attrs, *ins)
@@ -365,12 +368,17 @@ def emit(
     elif op.cuts is None and arity == 2:
         a, b = x.dtype in FLOAT_DTYPES, y.dtype in FLOAT_DTYPES
         diff = (0, 1) if a and b else (0,) if a else (1,) if b else ()
+    elif op.cuts is None and arity == 3 and c.dtype not in FLOAT_DTYPES:
+        a, b = x.dtype in FLOAT_DTYPES, y.dtype in FLOAT_DTYPES
+        diff = (1, 2) if a and b else (1,) if a else (2,) if b else ()
     else:
         diff = None
         if arity == 2:
             ins = [x, y]
         elif arity == 1:
             ins = [x]
+        elif arity == 3:
+            ins = [c, x, y]
     node = Node(i, opname, tuple(inputs), attrs, shape, dtype, kind, name, entry, pos, origin)
     node.diff = _differentiable_inputs(op, node, ins) if diff is None else diff
     nodes.append(node)
@@ -464,9 +472,16 @@ class GradBuilder:
 
     def mul(self, a: int, b: int) -> int:
         nodes = self.graph.nodes
-        ops = (nodes[a].op, nodes[b].op)
+        na, nb = nodes[a], nodes[b]
+        ops = (na.op, nb.op)
         if "const" not in ops and "neg" not in ops:  # nothing to simplify (a hot path)
             return self.emit("mul", a, b)
+        if "neg" not in ops and ops[0] != ops[1]:
+            # g * c, c a 0-d float64 constant other than one (a chain's literal): the loop
+            # below finds nothing to simplify either (a hot path)
+            c = (na if ops[0] == "const" else nb).attrs["value"]
+            if type(c) is float and c != 1.0:
+                return self.emit("mul", a, b)
         for one, other in ((a, b), (b, a)):
             if is_const_equal(self.graph, one, 1.0) and self._result_shape(a, b) == self.shape(
                 other
