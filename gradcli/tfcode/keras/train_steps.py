@@ -41,6 +41,10 @@ NO_LOSS = "No loss to compute. Provide a `loss` argument in `compile()`."
 class MetricValue(Opaque):
     """A Keras metric's result: Keras computes it outside the gradient; gradcli does not."""
 
+    # a gradient of it is refused: TensorFlow reads the value back from the metric's state
+    # variables (None), which the reader does not model
+    refused_in_gradient = True
+
     def reason(self) -> str:
         return (
             f"unknown beyond line {self.line}: {self.what} is a Keras metric's value, which "
