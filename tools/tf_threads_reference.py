@@ -75,7 +75,12 @@ def _record_one(path: str) -> dict:
             except Exception as exc:  # the call raised: no values, what it raised
                 text = str(exc).splitlines()[0] if str(exc) else ""
                 calls.append(
-                    {"kind": method, "line": line, "raised": type(exc).__name__, "message": text}
+                    {
+                        "kind": method,
+                        "line": line,
+                        "raised": type(exc).__name__,
+                        "message": _stable(text),
+                    }
                 )
                 raise
             finally:
@@ -125,8 +130,17 @@ def _record_one(path: str) -> dict:
             if os.path.abspath(tb.tb_frame.f_code.co_filename) == path:
                 line = tb.tb_lineno
             tb = tb.tb_next
-        raised = {"type": type(exc).__name__, "message": str(exc).splitlines()[0], "line": line}
+        message = _stable(str(exc).splitlines()[0])
+        raised = {"type": type(exc).__name__, "message": message, "line": line}
     return {"calls": calls, "raises": raised}
+
+
+def _stable(text: str) -> str:
+    """A message without the memory addresses Python prints in reprs (<function f at 0x...>),
+    so the record is the same on every run."""
+    import re
+
+    return re.sub(r" at 0x[0-9a-fA-F]+", " at 0x...", text)
 
 
 def record_all() -> dict:

@@ -124,8 +124,15 @@ def _reduce(it, ds: Dataset, args, kwargs, node):
     from gradcli.tfcode.datasets import _components
 
     state = _components(it, bound.get("initial_state"), node)
+    recording, read = bool(it.tapes), []
     for element in ds.source():
-        state = _apply(it, fn, (state, element), node, "reduce")
+        state = _apply(it, fn, (state, element), node, "reduce", read)
+    if recording or read:  # TensorFlow's ReduceDataset records no gradient: its result is None
+        it.refuse(
+            node,
+            "Dataset.reduce while a tape records or over a function reading a variable",
+            "TensorFlow's ReduceDataset op has no gradient (None)",
+        )
     return _smap(state, lambda a: it.leaf(a, node))
 
 

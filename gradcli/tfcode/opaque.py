@@ -84,6 +84,8 @@ def unknown_call(it, node, kind, target_text: str, named: list, mode: str, opaqu
     """A gradient call that crosses unread code: listed, every source unknown beyond line N."""
     from gradcli.tfcode.calls import GradientCall, _list
 
+    if getattr(opaque, "refused_in_gradient", False):  # TensorFlow's own answer is not known
+        it.refuse(node, f"a gradient of {opaque.what} (line {opaque.line})", opaque.reason())
     names = [n for _, n in named]
     call = GradientCall(node.lineno, kind, target_text, names, mode, pos=it.pos(node))
     call.unknown = {"line": opaque.line, "what": opaque.what, "reason": opaque.reason()}

@@ -32,7 +32,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "tf_threads"
 MANIFEST = json.loads((DATA / "manifest.json").read_text())
 REFERENCE = json.loads((DATA / "reference.json").read_text())["cases"]
 # explain's words for the manifest's zero kind
-ZERO_KINDS = {"zero_derivative": {"zero_derivative", "underflow"}}
+ZERO_KINDS = {"zero_derivative": {"zero_derivative", "underflow", "inactive"}}
 # float rounding between gradcli's NumPy kernels and TensorFlow's (relative, per dtype)
 RTOL = {"float16": 2e-3, "bfloat16": 1e-2, "float32": 2e-6, "float64": 1e-12}
 REFUSAL = re.compile(r"^gradcli: error: (?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$")

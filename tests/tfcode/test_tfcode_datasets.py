@@ -502,3 +502,22 @@ def test_a_dataset_of_x_y_sample_weight_weighs_the_first_batch_as_fit_with_array
     via_arrays = grads(base + "model.fit(x, y, sample_weight=sw, batch_size=2, shuffle=False)\n")
     unweighted = grads(base + "model.fit(x, y, batch_size=2, shuffle=False)\n")
     assert via_dataset[0].tolist() == via_arrays[0].tolist() != unweighted[0].tolist()
+
+
+def test_reduce_over_a_variable_under_a_tape_is_refused_at_the_reduce():
+    # TensorFlow 2.21 (tensorflow#36306): ReduceDataset records no gradient, so
+    # tape.gradient(ds.reduce(0., lambda s, y: s + (y - u) ** 2), u) is None
+    err = refused(
+        "u = tf.Variable(1.0)\n"
+        "ds = tf.data.Dataset.from_tensor_slices(tf.range(3, dtype=tf.float32))\n"
+        "with tf.GradientTape() as tape:\n"
+        "    loss = ds.reduce(tf.constant(0.0), lambda s, y: s + (y - u) ** 2)\n"
+        "g = tape.gradient(loss, u)\n"
+    )
+    assert "Dataset.reduce" in err.message and "--run" in err.message
+    assert err.pos.line == HEAD.count("\n") + 4
+
+
+def test_reduce_outside_any_tape_of_constants_is_read():
+    it = run("r = tf.data.Dataset.range(4).reduce(tf.constant(0, tf.int64), lambda s, y: s + y)\n")
+    assert int(it.value(it.tensor_id(it.globals.vars["r"], read=False))) == 6

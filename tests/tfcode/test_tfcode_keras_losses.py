@@ -209,3 +209,16 @@ def test_keras_ops_compute_integer_inputs_in_float32():
     p, y = np.array([[0.5, 2.0], [1.0, -1.0]]), np.array([[0.0, 1.0], [1.0, 1.0]])
     want = (2 * (p - y) / 4 * 0.75 + np.sqrt(3)).astype(np.float32)
     assert np.allclose(g, want, rtol=1e-6, atol=0)
+
+
+def test_a_gradient_of_a_metric_objects_value_is_refused():
+    # keras#19150: a keras.metrics object called as the loss; TensorFlow reads its value back
+    # from the metric's state variables (no gradient: None), which the reader does not model
+    exc = error(
+        "m = tf.keras.metrics.SparseCategoricalCrossentropy()\n"
+        "p = tf.Variable([[0.2, 0.8]])\n"
+        "with tf.GradientTape() as tape:\n"
+        "    loss = m(tf.constant([1]), p)\n"
+        "g = tape.gradient(loss, p)\n"
+    )
+    assert "metric" in exc.message and "--run" in exc.message

@@ -68,7 +68,12 @@ def _metric_result(it, obj, args, kwargs, node):
 
 
 def _metric_call(it, obj, args, kwargs, node):
-    return MetricValue(node.lineno, f"the metric {obj.data['name']}(...)")
+    value = MetricValue(node.lineno, f"the metric {obj.data['name']}(...)")
+    # a metric called on tensors (as a loss, keras#19150): TensorFlow updates its state and
+    # reads the value back from its variables (no gradient to those tensors: None), which
+    # the reader does not model, so a gradient through it is refused, not left unknown
+    value.refused_in_gradient = True
+    return value
 
 
 def _metric_variables(it, obj, args, kwargs, node):
