@@ -17,8 +17,8 @@ from gradcli.capture.flowgraph import FlowGraph
 from gradcli.capture.numpy_syntax import scalar_call
 from gradcli.capture.program import Captured, Gradient, GradientCall, Operation, OpKind
 from gradcli.explain.analysis import Cause, Pair
+from gradcli.explain.report import FINE_IN_SCRIPTS, Status
 from gradcli.explain.report import CauseKind as K
-from gradcli.explain.report import Status
 
 MAX_CAUSES = 10  # distinct culprit lines listed per gradient
 
@@ -46,7 +46,7 @@ class RunPair(Pair):
             return False
         if self.stepped is False:
             return True
-        return self.status in (Status.CONNECTED, Status.PARTIALLY_ZERO)
+        return self.status in FINE_IN_SCRIPTS
 
     def document(self) -> dict:
         """The pair as JSON data, with whether an optimizer stepped it."""
@@ -174,11 +174,12 @@ class Doctor(GradientGraphFindings):
             pair.causes = self.zero_causes(call, g)
         elif g.status == Status.NON_FINITE:
             pair.causes = self.nonfinite_causes(call, g)
-        pair.reason = self.reason(pair)
+        pair.reason = self.reason(pair, as_zeros=g.value is not None)
         return pair
 
-    def reason(self, pair: RunPair) -> str | None:
-        """One line from the first cause."""
+    def reason(self, pair: RunPair, as_zeros: bool = False) -> str | None:
+        """One line from the first cause (an unconnected gradient the call asked to have as
+        zeros, unconnected_gradients=ZERO or materialize_grads, is not called None)."""
         if not pair.causes:
             return None
         first = pair.causes[0]
@@ -186,7 +187,8 @@ class Doctor(GradientGraphFindings):
         more = len(pair.causes) - 1
         also = f" (and {more} more cause{'s' * (more != 1)})" if more else ""
         if pair.status == Status.UNCONNECTED:
-            head = f"{pair.output} gets no gradient to {pair.input} (None)"
+            given = "reported as zeros" if as_zeros else "None"
+            head = f"{pair.output} gets no gradient to {pair.input} ({given})"
         elif pair.status == Status.NON_FINITE:
             head = f"the gradient of {pair.output} for {pair.input} holds NaN or Inf"
         elif pair.status in (Status.ZERO, Status.PARTIALLY_ZERO):

@@ -249,14 +249,12 @@ def _check_capture(run, program, timeout, what: str) -> None:
         )
 
 
-def status(program, diagnosis, pairs: bool) -> int:
-    """0 every gradient connected and finite, 1 something to explain."""
+def status(program, diagnosis) -> int:
+    """0 every gradient connected and finite (partly zero too), 1 something to explain: the
+    same for eval and explain, and for the static reader of the same file."""
     if program.error is not None or any(c.error is not None for c in program.calls):
         return ExitCode.FINDING
-    if pairs:
-        return ExitCode.OK if all(p.ok for _, p in diagnosis.pairs) else ExitCode.FINDING
-    fine = all(g.status == "connected" for c in program.calls for g in c.gradients)
-    return ExitCode.OK if fine else ExitCode.FINDING
+    return ExitCode.OK if all(p.ok for _, p in diagnosis.pairs) else ExitCode.FINDING
 
 
 def run_explain(run, spec, script_args, calls, seed, timeout, fmt, quiet, html=None) -> int:
@@ -279,7 +277,7 @@ def run_explain(run, spec, script_args, calls, seed, timeout, fmt, quiet, html=N
             from gradcli.views.run_report import print_explain
 
             print_explain(program, diagnosis, console())
-    return status(program, diagnosis, pairs=True)
+    return status(program, diagnosis)
 
 
 def run_eval(run, spec, script_args, calls, seed, timeout, fmt) -> int:
@@ -302,7 +300,7 @@ def run_eval(run, spec, script_args, calls, seed, timeout, fmt) -> int:
         from gradcli.views.run_report import print_eval_tables
 
         print_eval_tables(program, console())
-    return status(program, diagnosis, pairs=False)
+    return status(program, diagnosis)
 
 
 def run_graph(run, spec, script_args, calls, seed, timeout, fmt, output, call) -> int:

@@ -12,6 +12,7 @@ import sys
 
 from gradcli.cli.drawn_numbers import check_drawn_pairs, refuse_drawn_gradients
 from gradcli.cli.exit_codes import ExitCode
+from gradcli.explain.report import FINE_IN_SCRIPTS
 from gradcli.runtime.errors import GradcliError
 
 OK, FINDING = ExitCode.OK, ExitCode.FINDING
@@ -73,6 +74,7 @@ def run_eval(
         spec, expr, at, wrt, unconnected, weights, **{"--symbolic": symbolic, "--points": points}
     )
     fmt = choose_format(fmt)
+    refuse_no_calls(program, spec)
     docs, failed, status = [], [], OK
     chosen = _chosen(program, only)
     refuse_drawn_gradients(program, chosen)
@@ -84,7 +86,10 @@ def run_eval(
         if ev is not None:
             checks = check != "off" and call.kind not in JACOBIANS  # exact blocks: no reference
             report = cross_check(ev, check, False) if checks else None
-            whole = document(ev, explanations(ev), warnings(ev))
+            found = explanations(ev)
+            if any(pair.status not in FINE_IN_SCRIPTS for pair in found.values()):
+                status = FINDING  # as --run: a None, entirely zero or NaN gradient
+            whole = document(ev, found, warnings(ev))
             if report is not None:
                 checked = check_document(report)
                 if not report.ok:
@@ -102,7 +107,7 @@ def run_eval(
             out = console()
             rule(out, title(k, call))
             if ev is not None:
-                print_tables(ev, explanations(ev), out, report)
+                print_tables(ev, found, out, report)
         if fmt != "json":
             if call.unknown is not None:
                 reason = call.unknown["reason"]
@@ -121,8 +126,6 @@ def run_eval(
         print(dumps(doc))
     else:
         print_program_error(program, fmt)
-        if not program.calls:
-            print("no gradient calls in the program", file=sys.stderr)
     if failed:
         from gradcli.views.eval_report import disagreement_line
 
@@ -131,6 +134,15 @@ def run_eval(
             print(disagreement_line(report), file=sys.stderr)
         return FINDING
     return status
+
+
+def refuse_no_calls(program, spec) -> None:
+    """Exit 2, as `--run` does, for a program that runs to its end without a gradient call."""
+    if not program.calls and program.error is None:
+        raise GradcliError(
+            f"{program.file or spec}: the program makes no gradient call (tape.gradient, "
+            "tf.gradients, model.fit), so there is nothing to report"
+        )
 
 
 def print_program_error(program, fmt: str, out=None) -> None:
@@ -170,6 +182,7 @@ def run_explain(
     from gradcli.explain.analysis import explain
 
     program = load_program(spec, expr, at, wrt, unconnected, weights, **{"--output": output})
+    refuse_no_calls(program, spec)
     pairs, status = [], OK if program.error is None else FINDING
     chosen = _chosen(program, only)
     sites: dict[int, dict] = {}  # per call, the elements decided by a convention
@@ -182,7 +195,7 @@ def run_explain(
         sites[k] = per_output(call.problem) if found else {}
         for pair in found:
             pairs.append((k, call, pair))
-            if not pair.ok:
+            if pair.status not in FINE_IN_SCRIPTS:  # as --run: partly zero is normal
                 status = FINDING
     blind = check_drawn_pairs(program, pairs)  # numbers gradcli drew: no zeros claimed
     if html is not None:

@@ -32,6 +32,11 @@ class Status(Word):
     NON_FINITE = "non_finite"  # the gradient or the output holds NaN or Inf
 
 
+# the statuses a script's gradient may have without setting exit status 1, whichever way
+# the script is read (statically or with --run): some zeros are normal in a network
+FINE_IN_SCRIPTS = frozenset((Status.CONNECTED, Status.PARTIALLY_ZERO))
+
+
 class CauseKind(Word):
     """Why a gradient is None, zero or non-finite: `causes[].kind`."""
 

@@ -4,6 +4,7 @@ paths from x to y drawn as a tree, the culprits marked with their spec line."""
 from __future__ import annotations
 
 from gradcli.core.printing import source_line
+from gradcli.core.problem import NONE, ZEROS
 from gradcli.explain.analysis import PARTIALLY_ZERO, UNCONNECTED, Pair
 from gradcli.explain.report import Status
 from gradcli.views.format import SCHEMA, block_width
@@ -36,12 +37,13 @@ def title(pair: Pair) -> str:
     return f"d{pair.output}/d{pair.input}"
 
 
-def status_text(pair: Pair) -> str:
-    """The pair's status in words: partially zero (k of n elements), unconnected (None) ..."""
+def status_text(pair: Pair, unconnected: str = NONE) -> str:
+    """The pair's status in words: partially zero (k of n elements), unconnected (None), or
+    unconnected (reported as zeros) where the problem asks for zeros ..."""
     if pair.status == PARTIALLY_ZERO:
         return f"partially zero ({pair.zero_elements} of {pair.elements} elements)"
     if pair.status == UNCONNECTED:
-        return "unconnected (None)"
+        return "unconnected (reported as zeros)" if unconnected == ZEROS else "unconnected (None)"
     return pair.status
 
 
@@ -113,7 +115,8 @@ def panel(pair: Pair, problem, width: int | None = None, marked: bool = False):
     from rich.panel import Panel
     from rich.text import Text
 
-    parts = [Text(f"{pair.reason or status_text(pair)}", style="bold")]
+    unconnected = getattr(problem, "unconnected", NONE)
+    parts = [Text(f"{pair.reason or status_text(pair, unconnected)}", style="bold")]
     if pair.paths:
         parts += [Text(""), path_tree(pair, problem)]
     parts.append(Text(""))
@@ -138,7 +141,7 @@ def panel(pair: Pair, problem, width: int | None = None, marked: bool = False):
     from rich.markup import escape
 
     style = STYLE.get(pair.status, "yellow")
-    heading = f"[bold]{escape(title(pair))}[/]: [{style}]{status_text(pair)}[/]"
+    heading = f"[bold]{escape(title(pair))}[/]: [{style}]{status_text(pair, unconnected)}[/]"
     if marked:
         from gradcli.views.conventions_report import MARKER
 

@@ -142,7 +142,7 @@ def test_healthy_exits_zero():
     from gradcli.cli.run_commands import status
 
     program, diagnosis, doc = run(RUN / "healthy.py")
-    assert status(program, diagnosis, pairs=True) == 0
+    assert status(program, diagnosis) == 0
     w = tf.Variable([[0.5, -0.25], [1.0, 0.75]])
     b = tf.Variable([0.1, -0.1])
     x = tf.constant([[1.0, 2.0], [-1.0, 0.5]])

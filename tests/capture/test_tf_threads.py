@@ -72,7 +72,7 @@ for path in json.loads(sys.argv[1]):
     try:
         program, diagnosis = read_run(os.path.basename(path), None, (), "all", None, 60)
         doc = json.loads(dumps(document(program, diagnosis, with_pairs=True)))
-        doc["exit"] = int(status(program, diagnosis, pairs=True))
+        doc["exit"] = int(status(program, diagnosis))
     except BaseException as exc:
         doc = {"failed": f"{type(exc).__name__}: {exc}"}
     out[os.path.basename(path)] = doc
@@ -104,7 +104,7 @@ def document(name: str) -> dict:
     finally:
         os.chdir(cwd)
     doc = json.loads(dumps(make(program, diagnosis, with_pairs=True)))
-    doc["exit"] = int(status(program, diagnosis, pairs=True))
+    doc["exit"] = int(status(program, diagnosis))
     return doc
 
 

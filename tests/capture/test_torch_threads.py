@@ -65,7 +65,7 @@ def run(path: Path):
     finally:
         os.chdir(cwd)
     doc = json.loads(json.dumps(document(program, diagnosis, with_pairs=True)))
-    return program, diagnosis, doc, status(program, diagnosis, pairs=True)
+    return program, diagnosis, doc, status(program, diagnosis)
 
 
 def causes_of(doc: dict) -> list[tuple[str, int | None]]:

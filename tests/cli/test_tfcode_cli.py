@@ -24,7 +24,7 @@ def gradcli(*args, input=None):
 
 def test_eval_json_reports_every_call_in_order():
     code, out, _ = gradcli("eval", CODE / "unconnected_zero_string.py", "--format", "json")
-    assert code == 0
+    assert code == 1  # a None gradient: exit 1, as with --run
     doc = json.loads(out)
     assert [c["line"] for c in doc["calls"]] == [14, 15]
     first, second = doc["calls"]
@@ -99,7 +99,7 @@ def test_explain_table_shows_the_line():
 def test_lang_tf_reads_stdin():
     text = (CODE / "seed_002_0.py").read_text()
     code, out, _ = gradcli("eval", "-", "--lang", "tf", "--format", "plain", input=text)
-    assert code == 0 and out.splitlines()[1:] == ["grad\tx\t8", "grad\ty\t0"]
+    assert code == 1 and out.splitlines()[1:] == ["grad\tx\t8", "grad\ty\t0"]  # dz/dy = 0
 
 
 @pytest.mark.parametrize("option", [("--at", "x=1"), ("--wrt", "x"), ("--unconnected", "zero")])
@@ -165,7 +165,7 @@ def test_call_k_out_of_range_and_on_a_spec_are_errors():
     assert code == 2 and "--call applies to TensorFlow code" in err
     code, out, _ = gradcli("eval", CODE / "unconnected_zero_string.py", "--call", "1",
                            "--format", "plain")  # fmt: skip
-    assert code == 0 and out.splitlines()[0] == "call\t1\t15\tloss"
+    assert code == 1 and out.splitlines()[0] == "call\t1\t15\tloss"  # a None gradient
 
 
 def test_syntax_error_is_positioned():
@@ -220,7 +220,7 @@ def test_every_refusal_is_listed_at_once(tmp_path):
 
 def test_jacobian_calls_have_tensorflows_shapes_and_none_blocks():
     code, out, _ = gradcli("eval", CODE / "jacobian.py", "--format", "json")
-    assert code == 0
+    assert code == 1  # the unused source's block is None
     calls = json.loads(out)["calls"]
     assert [c["kind"] for c in calls] == ["jacobian"] * 3
     x, unused = calls[1]["gradients"]
@@ -232,7 +232,7 @@ def test_jacobian_calls_have_tensorflows_shapes_and_none_blocks():
 
 def test_tf_function_is_read_as_the_function_it_wraps_with_a_note():
     code, out, _ = gradcli("eval", CODE / "tf_function_call_form.py", "--format", "json")
-    assert code == 0
+    assert code == 1  # d loss/d unused is None
     doc = json.loads(out)
     [call] = doc["calls"]
     assert doc["error"] is None

@@ -811,3 +811,19 @@ def test_help_names_every_reason_for_exit_one():
     assert res.code == 0
     text = " ".join(res.stdout.split())
     assert "1 when some gradient is None, (partly) zero or NaN/Inf" in text
+
+
+def test_an_unconnected_gradient_asked_for_as_zeros_is_not_called_none(tmp_path):
+    out = table(spec("unused_input.yaml"), "--unconnected", "zero")
+    assert "dloss/dw: unconnected (reported as zeros)" in out and "(None)" not in out
+    path = tmp_path / "zeros.py"  # TensorFlow gives 0.0 for z, not None
+    path.write_text(
+        "import tensorflow as tf\n"
+        "x = tf.Variable(1.0)\n"
+        "z = tf.Variable(2.0)\n"
+        "with tf.GradientTape() as tape:\n"
+        "    y = x * 3.0\n"
+        "g = tape.gradient(y, [x, z], unconnected_gradients=tf.UnconnectedGradients.ZERO)\n"
+    )
+    out = table(path)
+    assert "dy/dz: unconnected (reported as zeros)" in out and "(None)" not in out

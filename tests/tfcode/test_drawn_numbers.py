@@ -105,7 +105,7 @@ def test_unconnected_gradients_are_answered(tmp_path):
                  "    loss = tf.reduce_sum(out)\n"
                  "g = tape.gradient(loss, model.trainable_variables)\n")  # fmt: skip
     res = invoke("eval", path, "--format", "json", "--check", "off")
-    assert res.code == 0, res.stderr
+    assert res.code == 1, res.stderr  # None gradients: exit 1
     grads = json.loads(res.stdout)["calls"][0]["gradients"]
     assert [g["value"] for g in grads] == [None] * 4
     res = invoke("explain", path, "--format", "json")
