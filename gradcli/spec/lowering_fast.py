@@ -74,7 +74,7 @@ def _emit_fast(builder, opname: str, args: list, pos, signature, builder_emit):
             a = _const(builder, float(a.value), dtype, a.pos)
         if type(b) is not int:
             b = _const(builder, float(b.value), dtype, b.pos)
-        ins = [a, b]
+        ins = (a, b)  # emit keeps a tuple as it is
         if type(builder).emit is not builder_emit:
             return builder.emit(opname, ins, None, pos)
         return emit(
