@@ -73,11 +73,9 @@ def candidates(graph: Graph, outputs, targets, on_path=None) -> Candidates:
     nodes = graph.nodes
     end = max(outputs) + 1
     start = min(targets)
-    registry = REGISTRY
+    detected = {name for name, op in REGISTRY.items() if op.convention is not None}
     found = [
-        i
-        for i in range(start, end)
-        if nodes[i].kind == FORWARD and registry[nodes[i].op].convention is not None
+        i for i, n in enumerate(nodes[start:end], start) if n.op in detected and n.kind == FORWARD
     ]
     if not found:
         return NONE
@@ -126,7 +124,18 @@ def find(graph: Graph, outputs, targets, values: dict, at: Candidates | None = N
         node = nodes[i]
         op = REGISTRY[node.op]
         ins = [values[k] for k in node.inputs]
-        if all(type(v) is float for v in ins):
+        if len(ins) == 2 and type(ins[0]) is float and type(ins[1]) is float:
+            # an elementwise detector's 0-d test, inline: most often nothing is at the point
+            wheres = getattr(op.convention, "wheres", None)
+            if wheres is not None:
+                a, b = ins
+                for where in wheres:
+                    if where(a, b):
+                        break
+                else:
+                    continue
+            hits = op.convention(node, ins)  # the 0-d path, which never warns
+        elif all(type(v) is float for v in ins):
             hits = op.convention(node, ins)  # the 0-d path, which never warns
         else:
             with np.errstate(all="ignore"):  # inf - inf in a tie test is no tie, not a warning

@@ -158,14 +158,14 @@ def run(
             elif shape == ():
                 scal[i] = dtype in _SCALAR_IN
             if shape == () and opname != COND_OP:
-                # _step's scalar fast path on one or two Python floats (the hot path of long
+                # _step's scalar fast path on one to three Python floats (the hot path of long
                 # chains): the same choice as the general step below, taken without its tests
                 args = node.inputs
                 if (
                     sfn is not None
                     and scalar
                     and (dtype == "float64" or opname in _SCALAR_COMPARISONS)
-                    and len(args) <= 2
+                    and len(args) <= 3
                 ):
                     if len(args) == 2:
                         a, b = args
@@ -193,6 +193,27 @@ def run(
                         if scal[a]:
                             try:
                                 result = sfn(vals[a])
+                            except (ArithmeticError, ValueError):
+                                vals[i] = _numpy_redo(op, node, args, vals, nodes)
+                            except (TypeError, IndexError, MemoryError) as exc:
+                                raise _eval_error(node, exc, nodes) from None
+                            else:
+                                vals[i] = result
+                                if type(result) is not float:
+                                    _after_step(result, i, args, vals, owned, held)
+                            dead = frees.get(i)
+                            if dead is not None:
+                                for j in dead:  # _free inlined for dead Python values
+                                    if owned[j] or type(vals[j]) is np.ndarray:
+                                        _free((j,), vals, owned, held, pool)
+                                    else:
+                                        vals[j] = None
+                            continue
+                    elif len(args) == 3:  # where(c, x, y): a gradient's selection
+                        a, b, c = args
+                        if scal[a] and scal[b] and scal[c]:
+                            try:
+                                result = sfn(vals[a], vals[b], vals[c])
                             except (ArithmeticError, ValueError):
                                 vals[i] = _numpy_redo(op, node, args, vals, nodes)
                             except (TypeError, IndexError, MemoryError) as exc:

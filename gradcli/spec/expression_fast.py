@@ -56,19 +56,32 @@ _MARKER_PREC = -1
 def parse_fast(text: str, locate):
     """The AST of a one-line expression in the common grammar, or None (the full parser
     decides: it builds anything else and every error)."""
-    toks = _FAST_TOKEN.findall(text)
     # positions: the reader's one-line locator is a shift (its `shift` attribute), made
     # here without a call per token; any other locator is called
     shift = getattr(locate, "shift", None)
     if shift is None or shift[0] is None or len(text) > _TEMPLATE_CHARS:
-        return _parse(text, toks, locate, shift)
-    key, cols = _template(toks)
+        return _parse(text, _FAST_TOKEN.findall(text), locate, shift)
+    depth = limits.current.max_depth
+    spelled = (depth, text.translate(_DIGITS))
+    known = _LINES.get(spelled)
+    if known is not None:  # a line that differs from one read before in its digits only
+        return _replay(text, None, known[0], shift, known[2], known[1])
+    toks = _FAST_TOKEN.findall(text)
+    key, cols = _template(toks, depth)
     program = _TEMPLATES.get(key) if key is not None else None
-    if program is not None:
-        return _replay(text, toks, cols, shift, program)
-    tree = _parse(text, toks, locate, shift)
-    if tree is not None and key is not None and len(_TEMPLATES) < _MAX_TEMPLATES:
-        _TEMPLATES[key] = _program(tree, cols, shift[2])
+    if program is None:
+        tree = _parse(text, toks, locate, shift)
+        if tree is None or key is None or len(_TEMPLATES) >= _MAX_TEMPLATES:
+            return tree
+        program = _TEMPLATES[key] = _program(tree, cols, shift[2])
+    else:
+        tree = _replay(text, toks, cols, shift, program)
+    if len(_LINES) < _MAX_TEMPLATES:
+        # the tokens' spans, for a line with other digits in their places: the patterns
+        # tell ASCII digits apart from nothing else, so its tokens have the same spans and
+        # kinds (names stay names, integers integers), and the template is the same
+        ends = [col - 1 + len(tok) for col, (_, tok) in zip(cols, toks)]
+        _LINES[spelled] = (cols, ends, program)
     return tree
 
 
@@ -81,14 +94,19 @@ def parse_fast(text: str, locate):
 # loop does (a forbidden name, a number float64 cannot hold) and hands over alike.
 _TEMPLATES: dict = {}
 _MAX_TEMPLATES = 4096
+# (depth limit, the line with each ASCII digit written 0) -> (its tokens' columns, where
+# they end, its template's program): the chain `y{i}: maximum(y{i-1} * 0.9, ...)` is then
+# read without tokenizing its lines again
+_LINES: dict = {}
+_DIGITS = str.maketrans("123456789", "000000000")
 _TEMPLATE_CHARS = 400  # a longer line (one huge sum, say) is seldom repeated: not templated
 _T_NAME, _T_INT, _T_FLOAT, _T_STR, _T_BINARY, _T_UNARY, _T_CALL = range(7)
 
 
-def _template(toks) -> tuple:
+def _template(toks, depth: int) -> tuple:
     """(the tokens' template key or None, each token's column)."""
     cols = []
-    codes = [limits.current.max_depth]
+    codes = [depth]
     off = 0
     kinds = _KIND
     for ws, tok in toks:
@@ -144,8 +162,9 @@ def _program(tree, cols: list, base: int) -> tuple:
     return tuple(steps)
 
 
-def _replay(text: str, toks, cols: list, shift, program: tuple):
-    """The tree the precedence loop builds for a line of a known template, or None."""
+def _replay(text: str, toks, cols: list, shift, program: tuple, ends=None):
+    """The tree the precedence loop builds for a line of a known template, or None (toks:
+    findall's pairs; or None and ends, where each token ends: the text sliced there)."""
     if text[cols[-1] :].strip(" \t\r"):
         return None  # a character no token matches (the loop's last test)
     file, line, base = shift
@@ -153,7 +172,7 @@ def _replay(text: str, toks, cols: list, shift, program: tuple):
     Name, Num, Binary, Call = ast.Name, ast.Num, ast.Binary, ast.Call
     vals: list = []
     for step, k, n in program:
-        tok = toks[k][1]
+        tok = toks[k][1] if ends is None else text[cols[k] - 1 : ends[k]]
         pos = new(Pos, (file, line, base + cols[k]))
         if step == _T_BINARY:
             right = vals.pop()

@@ -13,6 +13,7 @@ import numpy as np
 
 from gradcli.core.graph import FLOAT_DTYPES
 from gradcli.core.ops import REGISTRY, emit, public_ops
+from gradcli.core.ops.registry import _pack_float
 from gradcli.spec import expression as ast
 from gradcli.spec.attributes import Lit
 
@@ -32,6 +33,16 @@ def _fast_op(opname: str, signature) -> tuple:
 def _number(value) -> Lit:
     """A number literal as the generic path builds it (Builder.combine)."""
     return Lit(np.asarray(float(value.value)), value.pos)
+
+
+def _const(builder, value: float, dtype: str, pos) -> int:
+    """builder.const(value, dtype, pos): a float64 constant seen before is looked up in
+    const()'s own cache as const() does (its key), without the two calls."""
+    if dtype == "float64":
+        i = builder.graph.const_cache.get(("float64", (), _pack_float(value)))
+        if i is not None:
+            return i
+    return builder.const(value, dtype, pos)
 
 
 def _emit_fast(builder, opname: str, args: list, pos, signature, builder_emit):
@@ -60,10 +71,10 @@ def _emit_fast(builder, opname: str, args: list, pos, signature, builder_emit):
         if dtype not in FLOAT_DTYPES:
             return None
         if type(a) is not int:
-            a = builder.const(float(a.value), dtype, a.pos)
+            a = _const(builder, float(a.value), dtype, a.pos)
         if type(b) is not int:
-            b = builder.const(float(b.value), dtype, b.pos)
-        ins = [a, b]
+            b = _const(builder, float(b.value), dtype, b.pos)
+        ins = (a, b)  # emit keeps a tuple as it is
         if type(builder).emit is not builder_emit:
             return builder.emit(opname, ins, None, pos)
         return emit(
@@ -95,7 +106,7 @@ def _emit_fast(builder, opname: str, args: list, pos, signature, builder_emit):
             continue
         # unify's literal path: const(the literal as float64, dtype), the same conversion
         # from the Python float (const() finds a float64 constant seen before in its cache)
-        ins.append(builder.const(float(a.value), dtype, a.pos))
+        ins.append(_const(builder, float(a.value), dtype, a.pos))
     if type(builder).emit is not builder_emit:
         return builder.emit(opname, ins, None, pos)
     # Builder.emit without its own call

@@ -161,6 +161,12 @@ def _compose(loader, file: str, yaml, text: str):
     anchors: dict[str, object] = {}
     stack: list[list] = []  # [collection node, pending mapping key or None]
     resolve = loader.resolve
+    # the resolver's answer without its call for a plain scalar no implicit resolver
+    # claims by its first character (an expression such as `sin(x)`): str, when the
+    # loader has no wildcard or path resolvers (as PyYAML's safe loaders)
+    first_chars = loader.yaml_implicit_resolvers
+    plain_str = None not in first_chars and not loader.yaml_path_resolvers
+    default_tag = loader.DEFAULT_SCALAR_TAG
     Leaf = _leaf_class(yaml)
     # the outermost list being composed (a literal tensor): its depth in the stack, its
     # start and how many values it holds so far, counted as they are read
@@ -173,7 +179,11 @@ def _compose(loader, file: str, yaml, text: str):
         if kind is ev.ScalarEvent:
             tag = event.tag
             if tag is None or tag == "!":
-                tag = resolve(nodes.ScalarNode, event.value, event.implicit)
+                value = event.value
+                if plain_str and (not event.implicit[0] or value[:1] not in first_chars):
+                    tag = default_tag  # what resolve() returns for it
+                else:
+                    tag = resolve(nodes.ScalarNode, value, event.implicit)
             start = event.start_mark
             if literal_depth >= 0:
                 literal_count += 1

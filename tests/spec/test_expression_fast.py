@@ -39,7 +39,7 @@ def _full(text: str):
 SPACE = st.sampled_from(["", "", " ", "  ", "\t"])
 ATOM = st.sampled_from(
     ["x", "y_1", "0.5", "7", "1e3", ".5e-2", "'s'", "12345678901234567890", "1e400", "True",
-     "if", "None", "pi"]
+     "if", "None", "pi", "'s1'", "x٣", "y10"]
 )  # fmt: skip
 OPS = ["+", "-", "*", "/", "**", "%", "@", "<", "==", "!=", ">=", "<=", "//", "="]
 
@@ -158,11 +158,38 @@ def test_a_replayed_template_builds_the_full_parsers_tree(text):
     from gradcli.spec import expression_fast
 
     expression_fast._TEMPLATES.clear()
+    expression_fast._LINES.clear()
     first = parse_fast(text, _shifted)  # records the template when it reads the text
     assert repr(first) == repr(parse_fast(text, _locate))  # repr: 7 and 7.0 differ
-    for variant in (text, _respelled(text), _respelled(_respelled(text))):
+    for variant in (text, _respelled(text), _respelled(_respelled(text)), _digits(text)):
         replayed = parse_fast(variant, _shifted)
         assert repr(replayed) == repr(parse_fast(variant, _locate))  # the loop's, or None
+        if replayed is not None:
+            assert repr(replayed) == repr(_full(variant))
+
+
+def _digits(text: str) -> str:
+    """The text with its ASCII digits changed (a line the digit-spelled cache answers)."""
+    return text.translate(str.maketrans("0123456789", "9876501234"))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.tuples(SPACE, _expr(), SPACE).map("".join), st.integers(0, 2**32))
+def test_a_line_with_other_digits_builds_the_full_parsers_tree(text, seed):
+    """A line read before with other digits in its places (names, numbers, strings) is
+    sliced on the first one's spans: the same tree as the loop's, or None as the loop."""
+    import random
+
+    from gradcli.spec import expression_fast
+
+    expression_fast._TEMPLATES.clear()
+    expression_fast._LINES.clear()
+    parse_fast(text, _shifted)
+    rng = random.Random(seed)
+    for swap in ("0123456789", "0123456789.eE"):  # digits only; digits, points, exponents
+        variant = "".join(rng.choice(swap) if c in swap else c for c in text)
+        replayed = parse_fast(variant, _shifted)
+        assert repr(replayed) == repr(parse_fast(variant, _locate))
         if replayed is not None:
             assert repr(replayed) == repr(_full(variant))
 
@@ -171,9 +198,11 @@ def test_templates_are_replayed_for_a_chain():
     from gradcli.spec import expression_fast
 
     expression_fast._TEMPLATES.clear()
+    expression_fast._LINES.clear()
     texts = [f"maximum(y{i} * 0.9, 0.5 * x) + 0.0{i}" for i in range(1, 6)]
     trees = [parse_fast(t, _shifted) for t in texts]
     assert len(expression_fast._TEMPLATES) == 1
+    assert len(expression_fast._LINES) == 1  # the same line but for its digits
     assert repr(trees) == repr([_full(t) for t in texts])
     assert parse_fast("maximum(lambda * 0.9, 0.5 * x) + 0.01", _shifted) is None
     assert parse_fast("maximum(y * 0.9, 0.5 * x) + 1e400", _shifted) is None
@@ -184,6 +213,7 @@ def test_a_long_line_is_read_by_the_loop_and_not_templated():
     from gradcli.spec import expression_fast
 
     expression_fast._TEMPLATES.clear()
+    expression_fast._LINES.clear()
     text = " + ".join(f"0.5 * sin(x * {k})" for k in range(60))  # over 400 characters
     assert repr(parse_fast(text, _shifted)) == repr(_full(text))
     assert not expression_fast._TEMPLATES

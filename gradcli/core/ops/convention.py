@@ -117,6 +117,7 @@ def elementwise(*points) -> Callable:
                     hits.append(Hit(j, np.array(m), convention, below, above))
         return hits
 
+    detect.wheres = wheres  # its 0-d test: no hit when no `where` holds (convention_sites)
     return detect
 
 

@@ -59,6 +59,7 @@ def float_unary(opname: str):
         need_float(opname, x)
         return x.shape, x.dtype
 
+    infer.same_unary = ""  # one float input: its shape and dtype (emit skips the call)
     return infer
 
 
@@ -86,6 +87,9 @@ def elementwise(opname: str, *, floats: bool = False, result: str | None = None)
             need_float(opname, nodes[0])
         return shape, result or dtype
 
+    # inputs of one shape and one float dtype: that shape, and `result` or that dtype (emit
+    # skips the call; held equal to the call by tests/core/test_emit_same.py)
+    infer.same = result or ""
     return infer
 
 

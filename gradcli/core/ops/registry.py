@@ -251,6 +251,12 @@ class Op:
 
 REGISTRY: dict[str, Op] = {}
 _PUBLIC: dict[str, Op] = {}  # the public subset, kept in step by register()
+# op name -> what its infer answers for inputs of one shape and one float dtype: that
+# shape, and this dtype ("" for the inputs' own): the ops whose infer says so (its `same`
+# attribute, set by ops/infer.py's elementwise(); `same_unary` by float_unary(), for one
+# input only); emit skips the call for them
+SAME_INFER: dict[str, str] = {}
+SAME_UNARY: dict[str, str] = {}
 
 
 def register(op: Op) -> Op:
@@ -258,6 +264,12 @@ def register(op: Op) -> Op:
     if op.name in REGISTRY:
         raise ValueError(f"op {op.name} registered twice")
     REGISTRY[op.name] = op
+    same = getattr(op.infer, "same", None)
+    if same is not None:
+        SAME_INFER[op.name] = SAME_UNARY[op.name] = same
+    same = getattr(op.infer, "same_unary", None)
+    if same is not None:
+        SAME_UNARY[op.name] = same
     if op.public:
         _PUBLIC[op.name] = op
     return op
@@ -326,10 +338,25 @@ def emit(
     try:
         if arity == 2:
             x, y = nodes[inputs[0]], nodes[inputs[1]]
-            shape, dtype = op.infer(attrs, x, y)
+            same = SAME_INFER.get(opname)
+            # an elementwise op on two tensors of one shape and float dtype: its infer's
+            # answer without the call (a per-node hot path)
+            if same is not None and x.shape == y.shape and x.dtype == y.dtype:
+                dtype = x.dtype
+                if dtype in FLOAT_DTYPES:
+                    shape = x.shape
+                    dtype = same or dtype
+                else:
+                    shape, dtype = op.infer(attrs, x, y)
+            else:
+                shape, dtype = op.infer(attrs, x, y)
         elif arity == 1:
             x = nodes[inputs[0]]
-            shape, dtype = op.infer(attrs, x)
+            same = SAME_UNARY.get(opname)
+            if same is not None and x.dtype in FLOAT_DTYPES:
+                shape, dtype = x.shape, same or x.dtype
+            else:
+                shape, dtype = op.infer(attrs, x)
         elif arity == 3:  # where(condition, x, y)
             c, x, y = nodes[inputs[0]], nodes[inputs[1]], nodes[inputs[2]]
             shape, dtype = op.infer(attrs, c, x, y)
@@ -475,12 +502,16 @@ class GradBuilder:
         na, nb = nodes[a], nodes[b]
         ops = (na.op, nb.op)
         if "const" not in ops and "neg" not in ops:  # nothing to simplify (a hot path)
+            if type(self).emit is GRAD_EMIT:  # self.emit's node, without its call
+                return emit(self.graph, "mul", (a, b), {}, kind="gradient", origin=self.origin)
             return self.emit("mul", a, b)
         if "neg" not in ops and ops[0] != ops[1]:
             # g * c, c a 0-d float64 constant other than one (a chain's literal): the loop
             # below finds nothing to simplify either (a hot path)
             c = (na if ops[0] == "const" else nb).attrs["value"]
             if type(c) is float and c != 1.0:
+                if type(self).emit is GRAD_EMIT:
+                    return emit(self.graph, "mul", (a, b), {}, kind="gradient", origin=self.origin)
                 return self.emit("mul", a, b)
         for one, other in ((a, b), (b, a)):
             if is_const_equal(self.graph, one, 1.0) and self._result_shape(a, b) == self.shape(
@@ -520,7 +551,12 @@ class GradBuilder:
         nb = self.graph.nodes[b]
         if nb.op == "neg" and nb.kind == "gradient":
             return self.emit("sub", a, nb.inputs[0])
+        if type(self).emit is GRAD_EMIT:  # self.emit's node, without its call (a hot path)
+            return emit(self.graph, "add", (a, b), {}, kind="gradient", origin=self.origin)
         return self.emit("add", a, b)
+
+
+GRAD_EMIT = GradBuilder.emit  # a builder whose emit is this one emits gradient nodes as is
 
 
 class ForwardBuilder(GradBuilder):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from gradcli.core.ops import kink_facts
 from gradcli.core.ops.elementwise import binary, unary
 from gradcli.core.ops.infer import elementwise
-from gradcli.core.ops.registry import COMPARISON, CUT, KINK, Operator
+from gradcli.core.ops.registry import COMPARISON, CUT, GRAD_EMIT, KINK, Operator, emit
 from gradcli.core.ops.sym import each_at
 
 
@@ -20,6 +22,9 @@ def _minimum_scalar(a, b):
     return a if a <= b or a != a else b
 
 
+_ZERO64 = ("float64", (), struct.pack("=d", 0.0))  # const()'s cache key of a float64 0.0
+
+
 def _select_rules(selector: str):
     # TensorFlow's _MaximumMinimumGrad builds one mask selector(x, y) and two where_v2 on it;
     # the mask is shared here too: the rule for y reuses the one the rule for x built
@@ -30,10 +35,31 @@ def _select_rules(selector: str):
             m = b.shared[key] = b.emit(selector, *n.inputs)
         return m
 
+    def direct(b, n, g, first: bool):
+        """The same nodes as the rule below, for a GradBuilder's own emit, without its calls
+        (mask, zero and where in that order; const()'s cached 0.0 looked up as it does)."""
+        graph = b.graph
+        key = (n.id, selector)
+        m = b.shared.get(key)
+        if m is None:
+            m = b.shared[key] = emit(
+                graph, selector, n.inputs, {}, kind="gradient", origin=b.origin
+            )
+        x = n.inputs[0]
+        zero = graph.const_cache.get(_ZERO64) if graph.nodes[x].dtype == "float64" else None
+        if zero is None:
+            zero = b.const(0.0, like=x)
+        ins = (m, g, zero) if first else (m, zero, g)
+        return emit(graph, "where", ins, {}, kind="gradient", origin=b.origin)
+
     def to_x(b, n, g):
+        if type(b).emit is GRAD_EMIT:
+            return direct(b, n, g, True)
         return b.where(mask(b, n), g, b.const(0.0, like=n.inputs[0]))
 
     def to_y(b, n, g):
+        if type(b).emit is GRAD_EMIT:
+            return direct(b, n, g, False)
         return b.where(mask(b, n), b.const(0.0, like=n.inputs[0]), g)
 
     return (to_x, to_y)
