@@ -353,11 +353,26 @@ class ZeroTrace:
             return np.broadcast_to(up.reshape(kept), shape), NONZERO
         if transport is Transport.SCAN:
             axis = attrs.get("axis", op.default("axis")) % len(shape)
+            if op.name in ("cumsum", "cumprod"):
+                return self._running(up, axis, attrs), NONZERO
             return np.broadcast_to(self.labels.reduce(up, (axis,)), shape), NONZERO
         together = self.labels.union_all(up)
         if not (up < 0).any():
             return np.full(shape, together), NONZERO
         return np.full(shape, NONZERO), together
+
+    def _running(self, up, axis: int, attrs) -> np.ndarray:
+        """A cumsum's or cumprod's labels on its input: element k feeds the outputs at k and
+        after it along the axis (before it with reverse; exclusive leaves k itself out)."""
+        n = up.shape[axis]
+        out = np.empty(up.shape, dtype=up.dtype)
+        ex, rev = bool(attrs.get("exclusive")), bool(attrs.get("reverse"))
+        for k in range(n):
+            lo, hi = (0, k + 1 - ex) if rev else (k + ex, n)
+            part = np.take(up, range(lo, hi), axis=axis)
+            where = (slice(None),) * axis + (slice(k, k + 1),)
+            out[where] = self.labels.reduce(part, (axis,))
+        return out
 
     def _route(self, mnode, j: int, knode, up) -> np.ndarray | None:
         """Labels of input j of an index op, through the pairs its `route` hook gives (None

@@ -59,21 +59,16 @@ NESTED_NO_PATH_LINE = (
 # values or the snippet's expectation; "static": the two ways name different causes
 # (gradcli/tfcode is owned elsewhere: its side is recorded here, not fixed)
 KNOWN: dict[tuple[str, str], str] = {
-    ("keras_bidirectional_merge_modes", "static"): ZERO_UNKNOWN,
     ("keras_cnn_fixed", "static"): ZERO_UNKNOWN,
     ("keras_fit_twice", "static"): ZERO_UNKNOWN,
     ("keras_layers_3d", "static"): ZERO_CUT_BESIDE,
     ("keras_layers_grouped_conv", "static"): "; ".join([ZERO_CUT_BESIDE, ZERO_UNKNOWN]),
     ("keras_layers_second_order", "run"): CUSTOM_OR_NESTED,
     ("keras_layers_second_order", "static"): CUSTOM_OR_NESTED,
-    ("keras_losses_clip_edges", "static"): "; ".join([ZERO_CUT_BESIDE, ZERO_UNKNOWN]),
-    ("keras_losses_ops_more", "static"): ZERO_UNKNOWN,
     ("keras_mask_fit", "static"): ZERO_CUT_BESIDE,
-    ("keras_mask_lstm_fit", "static"): ZERO_UNKNOWN,
     ("keras_mask_merge_layers", "static"): ZERO_CUT_BESIDE,
     ("nested_tapes_fourth_derivative", "static"): NESTED_NO_PATH_LINE,
     ("nested_tapes_max_pool_third", "static"): ZERO_UNKNOWN,
-    ("seed_002_0", "static"): ZERO_UNKNOWN,
     ("tf1_graph_losses", "static"): ZERO_UNKNOWN,
     ("tf1_scatter_update", "static"): ZERO_UNKNOWN,
 }

@@ -811,3 +811,18 @@ def test_help_names_every_reason_for_exit_one():
     assert res.code == 0
     text = " ".join(res.stdout.split())
     assert "1 when some gradient is None, (partly) zero or NaN/Inf" in text
+
+
+def test_a_running_sum_passes_zeros_only_from_the_outputs_each_element_feeds():
+    # y = cumsum(x): x_k feeds y_i for i >= k, so dx_k = sum over i >= k of dy_i. With
+    # dy = m = [1, 0, 0], dx = [1, 0, 0]: x_1 and x_2 only feed outputs the mask zeroes,
+    # so the cause is the product with m (cumsum's own derivative is 1 on every term)
+    at = ["--at", "x=[1, 2, 3]", "--at", "m=[1, 0, 0]", "--wrt", "x"]
+    pair = one("-e", "sum(cumsum(x) * m)", *at)
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("mask", 2)]
+    # reverse: x_k feeds y_i for i <= k, dx = [1, 1, 1]: nothing is zero
+    pair = one("-e", "sum(cumsum(x, reverse=true) * m)", *at, code=0)
+    assert pair["status"] == "connected"
+    # exclusive: y = [0, x_0, x_0 + x_1], dx = [2, 1, 0]: x_2 feeds no output
+    pair = one("-e", "sum(cumsum(x, exclusive=true))", "--at", "x=[1, 2, 3]", "--wrt", "x")
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("unselected", 1)]
