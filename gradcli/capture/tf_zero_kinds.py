@@ -28,7 +28,8 @@ PASSING = frozenset(
 )
 PRODUCTS = frozenset(["Mul"])
 MATMULS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"])
-CONVS = frozenset(["Conv2D"])  # read with TensorFlow's kernels (capture/tf_conv_zeros.py)
+# read with TensorFlow's kernels (capture/tf_conv_zeros.py)
+CONVS = frozenset(["Conv2D", "MaxPool"])
 RAW_PREFIX = "tf.raw_ops."
 # the static reader's transports that leave input elements unread (its `unselected`)
 UNFED_TRANSPORTS = frozenset((Transport.GATHER, Transport.ROUTE, Transport.PARTS))

@@ -60,6 +60,7 @@ class ZeroTrace:
         self.labels = Labels()
         self.findings: list[Finding] = []
         self.node_labels: dict[int, np.ndarray | int | None] = {}
+        self._unfed: np.ndarray | None = None  # the last structured edge's unread elements
         self.fast = fast_path(self) if fast_path is not None else None
 
     # --- values ------------------------------------------------------------------------
@@ -136,8 +137,7 @@ class ZeroTrace:
         acc = np.full(shape, NONZERO)
         flows = np.zeros(shape, dtype=bool)
         flowing, terms = [], []
-        for m, j, r in edges:
-            e = self._seed(k, r) if m is None else self._edge(m, j, k, r)
+        for m, j, r, e, unread in self._contributions(k, edges):
             if e is None or (e < 0).any():
                 flows |= True if e is None else e < 0
                 flowing.append(m)
@@ -145,7 +145,9 @@ class ZeroTrace:
                     value = float(np.asarray(self._contribution(r)).reshape(()))
                     terms.append((-1 if m is None else m, value))
             if e is not None:
-                acc = self.labels.union(acc, e)
+                # an element this consumer does not read is no reason for its zero when
+                # another consumer reads it: `unselected` means no consumer reads it
+                acc = self.labels.union(acc, e if unread is None else np.where(unread, NONZERO, e))
         out = np.where(zero, acc, NONZERO)
         cancel = zero & flows
         if cancel.any():
@@ -166,6 +168,26 @@ class ZeroTrace:
             label = self.new(ZERO_DERIVATIVE, k, k, None, np.count_nonzero(lost), node.size)
             out = np.where(lost, label, out)
         return out
+
+    def _contributions(self, k: int, edges) -> list[tuple]:
+        """(m, j, r, labels, unread) per edge into k: unread marks the elements the edge's
+        consumer does not read that another edge does (None: none)."""
+        shape = self.graph[k].shape
+        out = []
+        for m, j, r in edges:
+            self._unfed = None
+            e = self._seed(k, r) if m is None else self._edge(m, j, k, r)
+            out.append([m, j, r, e, self._unfed])
+        if sum(1 for c in out if c[4] is not None) == 0 or len(out) < 2:
+            return [(*c[:4], None) for c in out]
+        fed = [np.ones(shape, bool) if c[4] is None else ~c[4] for c in out]
+        for i, c in enumerate(out):
+            if c[4] is not None:
+                others = np.zeros(shape, bool)
+                for f in fed[:i] + fed[i + 1 :]:
+                    others |= f
+                c[4] = c[4] & others if (c[4] & others).any() else None
+        return [tuple(c) for c in out]
 
     def _seed(self, y: int, seed) -> np.ndarray | None:
         shape = self.graph[y].shape
@@ -296,6 +318,7 @@ class ZeroTrace:
         mapped, vague = self._transport(mnode, j, knode, up)
         out = np.where(cz, mapped, NONZERO)
         unfed = cz & (mapped == UNFED)
+        self._unfed = unfed if unfed.any() else None
         if unfed.any():
             used = int(np.count_nonzero(mapped != UNFED))
             label = self.new(UNSELECTED, m, k, j, np.count_nonzero(unfed), cz.size, used=used)

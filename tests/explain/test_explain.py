@@ -826,3 +826,18 @@ def test_a_running_sum_passes_zeros_only_from_the_outputs_each_element_feeds():
     # exclusive: y = [0, x_0, x_0 + x_1], dx = [2, 1, 0]: x_2 feeds no output
     pair = one("-e", "sum(cumsum(x, exclusive=true))", "--at", "x=[1, 2, 3]", "--wrt", "x")
     assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("unselected", 1)]
+
+
+def test_an_element_another_consumer_reads_is_not_unselected():
+    # f = sum(x[0:2]) + sum(x[1:3] * m), m = [0, 0]: df/dx = [1, 1 + 0, 0]. x_2 is read by
+    # x[1:3], whose product with m zeroes it: the cause is the mask; x[0:2] not reading x_2
+    # is no reason for its zero (x_1 is nonzero: x[0:2] reads it)
+    pair = one(
+        "-e", "sum(x[0:2]) + sum(x[1:3] * m)", "--at", "x=[1, 2, 3]", "--at", "m=[0, 0]",
+        "--wrt", "x",
+    )  # fmt: skip
+    assert pair["zero_elements"] == 1
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("mask", 1)]
+    # read by no consumer: each slice leaves x_2 out, both are named
+    pair = one("-e", "sum(x[0:2]) + sum(x[0:1] * 2)", "--at", "x=[1, 2, 3]", "--wrt", "x")
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("unselected", 1)] * 2
