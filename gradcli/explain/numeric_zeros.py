@@ -137,7 +137,7 @@ class ZeroTrace:
         acc = np.full(shape, NONZERO)
         flows = np.zeros(shape, dtype=bool)
         flowing, terms = [], []
-        for m, j, r, e, unread in self._contributions(k, edges):
+        for m, _j, r, e, unread in self._contributions(k, edges):
             if e is None or (e < 0).any():
                 flows |= True if e is None else e < 0
                 flowing.append(m)
