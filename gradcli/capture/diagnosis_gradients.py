@@ -159,6 +159,12 @@ class GradientGraphFindings:
                 detail += ": units whose input is at or below the threshold (dead units)"
             if kind == K.UNTAKEN_BRANCH:
                 detail += BRANCH_ZEROS
+            elif kind == K.UNKNOWN and read and role != "branch":
+                detail = (
+                    f"the gradient through {name} is zero at {count} element"
+                    f"{'s' * (count != 1)}, and it calls a compiled function gradcli does not "
+                    f"read inside: unknown beyond line {op.line}"
+                )
             elif kind == K.UNKNOWN and role == "branch":
                 detail += (
                     f": gradcli does not read inside its branches, unknown beyond line {op.line}"

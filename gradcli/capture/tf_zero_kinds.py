@@ -31,6 +31,8 @@ MATMULS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"])
 # read with TensorFlow's kernels (capture/tf_conv_zeros.py)
 CONVS = frozenset(["Conv2D", "MaxPool"])
 RAW_PREFIX = "tf.raw_ops."
+FUNCTION_PREFIXES = ("__forward_", "__inference_")
+CALLS = frozenset(("PartitionedCall", "StatefulPartitionedCall"))
 # the static reader's transports that leave input elements unread (its `unselected`)
 UNFED_TRANSPORTS = frozenset((Transport.GATHER, Transport.ROUTE, Transport.PARTS))
 
@@ -41,6 +43,12 @@ def registry_op(op_type: str):
 
     row = RAW.get(RAW_PREFIX + op_type)
     return REGISTRY.get(row.op) if row is not None else None
+
+
+def opaque(op_type: str | None) -> bool:
+    """Whether an op is a call of a traced function gradcli does not read inside (the
+    forward half of an XLA-compiled Keras conv, a PartitionedCall)."""
+    return bool(op_type) and (op_type.startswith(FUNCTION_PREFIXES) or op_type in CALLS)
 
 
 def table_kind(op_type: str | None) -> str | None:
@@ -113,6 +121,8 @@ def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):
     zero = gx == 0
     if not zero.any():
         return None, 0
+    if opaque(t):  # a compiled function (Keras's XLA conv): its zeros are not read inside
+        return K.UNKNOWN, int(np.count_nonzero(zero))
     if t in MATMULS:
         return _matmul(op, j, gy, zero, operands)
     if t in IF_OPS:

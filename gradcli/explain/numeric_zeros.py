@@ -61,6 +61,7 @@ class ZeroTrace:
         self.findings: list[Finding] = []
         self.node_labels: dict[int, np.ndarray | int | None] = {}
         self._unfed: np.ndarray | None = None  # the last structured edge's unread elements
+        self._masked: np.ndarray | None = None  # a product route's elements all-zero-factor
         self.fast = fast_path(self) if fast_path is not None else None
 
     # --- values ------------------------------------------------------------------------
@@ -324,6 +325,10 @@ class ZeroTrace:
             label = self.new(UNSELECTED, m, k, j, np.count_nonzero(unfed), cz.size, used=used)
             out = np.where(unfed, label, out)
         made = cz & (mapped == NONZERO)
+        masked, self._masked = self._masked, None
+        if masked is not None and made.any():  # a product's route: masked, else cancelled
+            out = self._products(m, k, j, cz, made, masked, out)
+            made = made & False
         if made.any():
             label = self.new(
                 self._structured_kind(mnode, j), m, k, j, np.count_nonzero(made), cz.size
@@ -331,6 +336,15 @@ class ZeroTrace:
             if vague >= 0:  # partly zero upstream through an op we cannot map: both
                 label = self.labels.of(self.labels.sets[label] | self.labels.sets[vague])
             out = np.where(made, label, out)
+        return out
+
+    def _products(self, m, k, j, cz, made, masked, out) -> np.ndarray:
+        """A convolution's zeros where nonzero gradient reached it: `mask` where every
+        flowing product meets a zero of the other factor, else `cancellation`."""
+        for kind, where in ((MASK, made & masked), (CANCELLATION, made & ~masked)):
+            if where.any():
+                label = self.new(kind, m, k, j, np.count_nonzero(where), cz.size, conv=True)
+                out = np.where(where, label, out)
         return out
 
     def _structured_kind(self, mnode, j: int) -> str:
@@ -403,7 +417,7 @@ class ZeroTrace:
         pairs = REGISTRY[mnode.op].route(mnode, j, self.value)
         if pairs is None:
             return None
-        into, src = pairs
+        into, src = pairs[0], pairs[1]
         into = np.asarray(into, dtype=np.int64).reshape(-1)
         flat = up.reshape(-1)[np.asarray(src, dtype=np.int64).reshape(-1)]
         size = knode.size
@@ -411,6 +425,12 @@ class ZeroTrace:
         fed[into] = True
         flows = np.zeros(size, bool)
         flows[into[flat < 0]] = True
+        if len(pairs) > 2:  # a product: which flowing products meet a nonzero other factor
+            other = self.value(mnode.inputs[1 - j]).reshape(-1)
+            live = (flat < 0) & (other[np.asarray(pairs[2], dtype=np.int64).reshape(-1)] != 0)
+            nonzero = np.zeros(size, bool)
+            nonzero[into[live]] = True
+            self._masked = (flows & ~nonzero).reshape(knode.shape)
         big = np.iinfo(np.int64).max
         lo, hi = np.full(size, big), np.full(size, -1)
         np.minimum.at(lo, into, np.where(flat < 0, big, flat))

@@ -103,3 +103,11 @@ def test_an_unread_op_is_named_in_the_static_readers_words():
     assert table_kind("GatherV2") == "unselected"
     assert table_kind("MaxPool") == "unselected"
     assert table_kind("Square") is None  # no word: the caller says zero_derivative
+
+
+def test_a_compiled_function_is_not_read_inside():
+    # Keras runs a channels_first Conv3D as an XLA function call: its zeros may be made
+    # inside (products that cancel) or received, which its arrays alone do not tell
+    call = _op("__forward__conv_xla_51", (0, 1, 2))
+    gy, gx = np.ones((2, 3)), np.array([0.0, 1.0, 0.0])
+    assert kind_at(call, 1, gy, gx, [None, None, None], True) == ("unknown", 2)

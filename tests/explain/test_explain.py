@@ -841,3 +841,14 @@ def test_an_element_another_consumer_reads_is_not_unselected():
     # read by no consumer: each slice leaves x_2 out, both are named
     pair = one("-e", "sum(x[0:2]) + sum(x[0:1] * 2)", "--at", "x=[1, 2, 3]", "--wrt", "x")
     assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("unselected", 1)] * 2
+
+
+def test_a_convolution_tells_a_zero_factor_from_products_that_cancel():
+    # y = conv2d(x, w) with a 1x1 filter over x = [1, -1] (two rows): dL/dw = sum of x times
+    # dL/dy = 1 * 1 + (-1) * 1 = 0, two nonzero products that cancel; with x = [0, 0] every
+    # product meets a zero of x (a mask)
+    expr = "sum(conv2d(x, w, strides=1, padding='VALID'))"
+    for x, kind in (("[[[[1]], [[-1]]]]", "cancellation"), ("[[[[0]], [[0]]]]", "mask")):
+        pair = one("-e", expr, "--at", f"x={x}", "--at", "w=[[[[2]]]]", "--wrt", "w")
+        assert pair["status"] == "zero"
+        assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [(kind, 1)]
