@@ -121,7 +121,11 @@ def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):
     zero = gx == 0
     if not zero.any():
         return None, 0
-    if opaque(t):  # a compiled function (Keras's XLA conv): its zeros are not read inside
+    if opaque(t):  # a compiled function (Keras's XLA conv): its zeros are not read inside.
+        # A larger share of zeros than it received was made there (the walk names it); a
+        # smaller one may be made inside (products that cancel) or received: unknown
+        if np.count_nonzero(zero) / zero.size > np.count_nonzero(gy == 0) / max(gy.size, 1):
+            return None
         return K.UNKNOWN, int(np.count_nonzero(zero))
     if t in MATMULS:
         return _matmul(op, j, gy, zero, operands)

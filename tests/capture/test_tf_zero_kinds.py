@@ -109,5 +109,8 @@ def test_a_compiled_function_is_not_read_inside():
     # Keras runs a channels_first Conv3D as an XLA function call: its zeros may be made
     # inside (products that cancel) or received, which its arrays alone do not tell
     call = _op("__forward__conv_xla_51", (0, 1, 2))
-    gy, gx = np.ones((2, 3)), np.array([0.0, 1.0, 0.0])
+    gx = np.array([0.0, 1.0, 0.0])
+    gy = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]])  # 4 of 6 zero: gx (2 of 3) no more
     assert kind_at(call, 1, gy, gx, [None, None, None], True) == ("unknown", 2)
+    # more zeros than it received: some were made there, left to the walk's share rule
+    assert kind_at(call, 1, np.ones((2, 3)), gx, [None, None, None], True) is None
