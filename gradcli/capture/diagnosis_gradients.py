@@ -7,6 +7,7 @@ framework's words, the data flow and the naming of causes.
 from __future__ import annotations
 
 from gradcli.capture.program import Gradient, GradientCall, Operation, OpKind
+from gradcli.capture.tf_zero_kinds import table_kind as registry_kind
 from gradcli.capture.zero_walk import read_births
 from gradcli.explain.analysis import Cause
 from gradcli.explain.report import CauseKind as K
@@ -20,6 +21,16 @@ ZERO_ROLES = {
     "select": K.UNSELECTED,
     "branch": K.UNKNOWN,  # a traced tf.cond whose branches were not read (see tf_zero_kinds)
 }
+
+SELECTS = frozenset(("SelectV2", "Select"))  # tf.where: `inactive`, as the static reader says
+
+
+def table_kind(op: Operation | None) -> str:
+    """The registry's kind for an op's zeros that no edge read (zero_derivative when the
+    registry has no word for it)."""
+    t = op.extra.get("type") if op is not None else None
+    return registry_kind(t) or K.ZERO_DERIVATIVE
+
 
 BRANCH_ZEROS = (
     ": the branch of the traced tf.cond that reads it did not run (the predicate chose the "
@@ -134,7 +145,7 @@ class GradientGraphFindings:
             if body_exits:  # a py_function whose body took its input out of TensorFlow
                 causes += self._py_function_exits(op, body_exits, count)
                 continue
-            kind = read or ZERO_ROLES.get(role, K.ZERO_DERIVATIVE)  # read: the edge's word
+            kind = read or ZERO_ROLES.get(role) or table_kind(op)  # read: the edge's word
             name = op.name if op is not None else "an operation"
             detail = (
                 f"the gradient through {name} turns zero at {count} element"
@@ -142,10 +153,18 @@ class GradientGraphFindings:
             )
             if kind == K.CANCELLATION:
                 detail += ": the nonzero terms it passes back sum to zero there"
-            if kind == K.INACTIVE:
+            if kind == K.INACTIVE and op is not None and op.extra.get("type") in SELECTS:
+                detail += ": where its condition selects the other side"
+            elif kind == K.INACTIVE:
                 detail += ": units whose input is at or below the threshold (dead units)"
             if kind == K.UNTAKEN_BRANCH:
                 detail += BRANCH_ZEROS
+            elif kind == K.UNKNOWN and read and role != "branch":
+                detail = (
+                    f"the gradient through {name} is zero at {count} element"
+                    f"{'s' * (count != 1)}, and it calls a compiled function gradcli does not "
+                    f"read inside: unknown beyond line {op.line}"
+                )
             elif kind == K.UNKNOWN and role == "branch":
                 detail += (
                     f": gradcli does not read inside its branches, unknown beyond line {op.line}"

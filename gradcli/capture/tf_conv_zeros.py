@@ -8,6 +8,12 @@ implicit zeros of padding, a zero filter tap) and `cancellation` when some produ
 nonzero but sum to zero. The products are counted by TensorFlow's own backprop kernels
 run on 0/1 indicator arrays with the op's strides, padding and dilations, so padding and
 striding are exactly TensorFlow's.
+
+A 2-D max pool passes each window's gradient to the window's maximum (TensorFlow's
+MaxPoolGrad, the first maximum on a tie): an input element no window picks is
+`unselected` (the static reader's word for max_pool), one picked only by windows that
+received zeros received its zero, and one picked by windows that received nonzero
+gradients summing to zero is a `cancellation`.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import tensorflow as tf
 
 from gradcli.explain.report import CauseKind as K
 
-CONV_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
+CONV_ATTRS = ("strides", "padding", "explicit_paddings", "data_format", "dilations", "ksize")
 
 
 def conv_attrs(attrs) -> dict:
@@ -39,6 +45,8 @@ def kind_at(op, j: int, gy, gx, operands):
     """(kind, elements) of the zeros born in input j's gradient at a Conv2D (kind None when
     it made none); None where it cannot be read (an operand unknown, attributes missing)."""
     attrs = op.extra.get("attrs")
+    if op.extra.get("type") == "MaxPool":
+        return _max_pool(attrs, j, gy, gx, operands)
     if not attrs or len(operands) < 2 or any(o is None for o in operands[:2]) or j > 1:
         return None
     x, w = np.asarray(operands[0]), np.asarray(operands[1])
@@ -86,3 +94,36 @@ def _counts(j, x, w, flowing, kw):
         terms = back((w != 0).astype(np.float32))
         fed = back(np.ones(w.shape, np.float32)) > 0
     return terms, fed
+
+
+def _max_pool(attrs, j: int, gy, gx, operands):
+    """(kind, elements) of the zeros born in a MaxPool's input gradient (see module doc)."""
+    if not attrs or "ksize" not in attrs or j != 0 or not operands or operands[0] is None:
+        return None
+    x = np.asarray(operands[0])
+    zero = np.asarray(gx) == 0
+    if not zero.any():
+        return None, 0
+    kw = dict(
+        ksize=attrs["ksize"],
+        strides=attrs["strides"],
+        padding=attrs["padding"],
+        data_format=attrs.get("data_format", "NHWC"),
+    )
+    try:
+        y = tf.raw_ops.MaxPool(input=x, **kw)
+
+        def picked(g):
+            return tf.raw_ops.MaxPoolGrad(orig_input=x, orig_output=y, grad=g, **kw).numpy()
+
+        flowing = picked((np.asarray(gy) != 0).astype(x.dtype)) > 0
+        ever = picked(np.ones(y.shape, x.dtype)) > 0
+    except (tf.errors.OpError, TypeError, ValueError):  # a layout the kernel does not take
+        return None
+    if ever.shape != zero.shape:
+        return None
+    unselected = int(np.count_nonzero(zero & ~ever))
+    cancelled = int(np.count_nonzero(zero & flowing))
+    if not unselected and not cancelled:
+        return None, 0
+    return (K.CANCELLATION if cancelled > unselected else K.UNSELECTED), unselected + cancelled

@@ -89,6 +89,8 @@ ROLES = {
             "ClipByValue",
             "Max",
             "Min",
+            "SelectV2",  # tf.where: the static reader's `inactive` (the side not taken)
+            "Select",
         ]
     ),
     "mask": frozenset(
@@ -107,8 +109,6 @@ ROLES = {
     "saturating": frozenset(["Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softplus"]),
     "select": frozenset(
         [
-            "SelectV2",
-            "Select",
             "GatherV2",
             "GatherNd",
             "ResourceGather",

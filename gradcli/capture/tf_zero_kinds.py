@@ -20,12 +20,21 @@ import numpy as np
 from gradcli.core.ops import REGISTRY, Behavior, Transport
 from gradcli.explain.report import CauseKind as K
 
-# ops whose gradient toward each input is the gradient received, up to sign and shape
-PASSING = frozenset(["AddV2", "Add", "Sub", "BiasAdd", "Neg", "Identity", "AddN", "Cast"])
+# ops whose gradient toward each input is the gradient received, up to sign and shape (a
+# variable's read passes the variable its gradient: where the reads of one variable pass
+# nonzero terms and its gradient is zero, the terms cancelled)
+PASSING = frozenset(
+    ["AddV2", "Add", "Sub", "BiasAdd", "Neg", "Identity", "AddN", "Cast", "ReadVariableOp"]
+)
 PRODUCTS = frozenset(["Mul"])
 MATMULS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"])
-CONVS = frozenset(["Conv2D"])  # read with TensorFlow's kernels (capture/tf_conv_zeros.py)
+# read with TensorFlow's kernels (capture/tf_conv_zeros.py)
+CONVS = frozenset(["Conv2D", "MaxPool"])
 RAW_PREFIX = "tf.raw_ops."
+FUNCTION_PREFIXES = ("__forward_", "__inference_")
+CALLS = frozenset(("PartitionedCall", "StatefulPartitionedCall"))
+# the static reader's transports that leave input elements unread (its `unselected`)
+UNFED_TRANSPORTS = frozenset((Transport.GATHER, Transport.ROUTE, Transport.PARTS))
 
 
 def registry_op(op_type: str):
@@ -34,6 +43,28 @@ def registry_op(op_type: str):
 
     row = RAW.get(RAW_PREFIX + op_type)
     return REGISTRY.get(row.op) if row is not None else None
+
+
+def opaque(op_type: str | None) -> bool:
+    """Whether an op is a call of a traced function gradcli does not read inside (the
+    forward half of an XLA-compiled Keras conv, a PartitionedCall)."""
+    return bool(op_type) and (op_type.startswith(FUNCTION_PREFIXES) or op_type in CALLS)
+
+
+def table_kind(op_type: str | None) -> str | None:
+    """The kind the static reader names for zeros an op makes, from gradcli's registry (the
+    one vocabulary), for an op whose zeros were not read here; None: the registry has no
+    word for it."""
+    reg = registry_op(op_type) if op_type else None
+    if reg is None:
+        return None
+    if reg.zeros in UNFED_TRANSPORTS:
+        return K.UNSELECTED  # gather, max_pool, top_k: elements the op does not pass on
+    if reg.behavior is Behavior.KINK:
+        return K.INACTIVE  # relu, maximum, clip, where: the side or region that is not taken
+    if reg.behavior is Behavior.MASK:
+        return K.MASK  # products: cumprod, prod
+    return None
 
 
 def needs_operands(op_type: str) -> bool:
@@ -90,6 +121,12 @@ def kind_at(op, j: int, gy, gx, operands, single: bool, same: bool = False):
     zero = gx == 0
     if not zero.any():
         return None, 0
+    if opaque(t):  # a compiled function (Keras's XLA conv): its zeros are not read inside.
+        # A larger share of zeros than it received was made there (the walk names it); a
+        # smaller one may be made inside (products that cancel) or received: unknown
+        if np.count_nonzero(zero) / zero.size > np.count_nonzero(gy == 0) / max(gy.size, 1):
+            return None
+        return K.UNKNOWN, int(np.count_nonzero(zero))
     if t in MATMULS:
         return _matmul(op, j, gy, zero, operands)
     if t in IF_OPS:

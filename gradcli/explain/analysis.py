@@ -296,7 +296,9 @@ class Analysis:
         trace = self._trace()
         _, per = trace.counts(x)
         sweep = Sweep(self.reach, x)
-        order = sorted(per, key=lambda f: (-per[f], f))
+        # the most elements first, then the op nearest the output (made last) first: the
+        # rule the run mode follows too (capture/diagnosis_gradients.py)
+        order = sorted(per, key=lambda f: (-per[f], -trace.findings[f].culprit, f))
         for f in order:
             finding = trace.findings[f]
             detail, summary = self.words.finding(finding)

@@ -60,6 +60,8 @@ class ZeroTrace:
         self.labels = Labels()
         self.findings: list[Finding] = []
         self.node_labels: dict[int, np.ndarray | int | None] = {}
+        self._unfed: np.ndarray | None = None  # the last structured edge's unread elements
+        self._masked: np.ndarray | None = None  # a product route's elements all-zero-factor
         self.fast = fast_path(self) if fast_path is not None else None
 
     # --- values ------------------------------------------------------------------------
@@ -136,8 +138,7 @@ class ZeroTrace:
         acc = np.full(shape, NONZERO)
         flows = np.zeros(shape, dtype=bool)
         flowing, terms = [], []
-        for m, j, r in edges:
-            e = self._seed(k, r) if m is None else self._edge(m, j, k, r)
+        for m, _j, r, e, unread in self._contributions(k, edges):
             if e is None or (e < 0).any():
                 flows |= True if e is None else e < 0
                 flowing.append(m)
@@ -145,7 +146,9 @@ class ZeroTrace:
                     value = float(np.asarray(self._contribution(r)).reshape(()))
                     terms.append((-1 if m is None else m, value))
             if e is not None:
-                acc = self.labels.union(acc, e)
+                # an element this consumer does not read is no reason for its zero when
+                # another consumer reads it: `unselected` means no consumer reads it
+                acc = self.labels.union(acc, e if unread is None else np.where(unread, NONZERO, e))
         out = np.where(zero, acc, NONZERO)
         cancel = zero & flows
         if cancel.any():
@@ -166,6 +169,26 @@ class ZeroTrace:
             label = self.new(ZERO_DERIVATIVE, k, k, None, np.count_nonzero(lost), node.size)
             out = np.where(lost, label, out)
         return out
+
+    def _contributions(self, k: int, edges) -> list[tuple]:
+        """(m, j, r, labels, unread) per edge into k: unread marks the elements the edge's
+        consumer does not read that another edge does (None: none)."""
+        shape = self.graph[k].shape
+        out = []
+        for m, j, r in edges:
+            self._unfed = None
+            e = self._seed(k, r) if m is None else self._edge(m, j, k, r)
+            out.append([m, j, r, e, self._unfed])
+        if sum(1 for c in out if c[4] is not None) == 0 or len(out) < 2:
+            return [(*c[:4], None) for c in out]
+        fed = [np.ones(shape, bool) if c[4] is None else ~c[4] for c in out]
+        for i, c in enumerate(out):
+            if c[4] is not None:
+                others = np.zeros(shape, bool)
+                for f in fed[:i] + fed[i + 1 :]:
+                    others |= f
+                c[4] = c[4] & others if (c[4] & others).any() else None
+        return [tuple(c) for c in out]
 
     def _seed(self, y: int, seed) -> np.ndarray | None:
         shape = self.graph[y].shape
@@ -296,11 +319,16 @@ class ZeroTrace:
         mapped, vague = self._transport(mnode, j, knode, up)
         out = np.where(cz, mapped, NONZERO)
         unfed = cz & (mapped == UNFED)
+        self._unfed = unfed if unfed.any() else None
         if unfed.any():
             used = int(np.count_nonzero(mapped != UNFED))
             label = self.new(UNSELECTED, m, k, j, np.count_nonzero(unfed), cz.size, used=used)
             out = np.where(unfed, label, out)
         made = cz & (mapped == NONZERO)
+        masked, self._masked = self._masked, None
+        if masked is not None and made.any():  # a product's route: masked, else cancelled
+            out = self._products(m, k, j, cz, made, masked, out)
+            made = made & False
         if made.any():
             label = self.new(
                 self._structured_kind(mnode, j), m, k, j, np.count_nonzero(made), cz.size
@@ -308,6 +336,15 @@ class ZeroTrace:
             if vague >= 0:  # partly zero upstream through an op we cannot map: both
                 label = self.labels.of(self.labels.sets[label] | self.labels.sets[vague])
             out = np.where(made, label, out)
+        return out
+
+    def _products(self, m, k, j, cz, made, masked, out) -> np.ndarray:
+        """A convolution's zeros where nonzero gradient reached it: `mask` where every
+        flowing product meets a zero of the other factor, else `cancellation`."""
+        for kind, where in ((MASK, made & masked), (CANCELLATION, made & ~masked)):
+            if where.any():
+                label = self.new(kind, m, k, j, np.count_nonzero(where), cz.size, conv=True)
+                out = np.where(where, label, out)
         return out
 
     def _structured_kind(self, mnode, j: int) -> str:
@@ -353,11 +390,26 @@ class ZeroTrace:
             return np.broadcast_to(up.reshape(kept), shape), NONZERO
         if transport is Transport.SCAN:
             axis = attrs.get("axis", op.default("axis")) % len(shape)
+            if op.name in ("cumsum", "cumprod"):
+                return self._running(up, axis, attrs), NONZERO
             return np.broadcast_to(self.labels.reduce(up, (axis,)), shape), NONZERO
         together = self.labels.union_all(up)
         if not (up < 0).any():
             return np.full(shape, together), NONZERO
         return np.full(shape, NONZERO), together
+
+    def _running(self, up, axis: int, attrs) -> np.ndarray:
+        """A cumsum's or cumprod's labels on its input: element k feeds the outputs at k and
+        after it along the axis (before it with reverse; exclusive leaves k itself out)."""
+        n = up.shape[axis]
+        out = np.empty(up.shape, dtype=up.dtype)
+        ex, rev = bool(attrs.get("exclusive")), bool(attrs.get("reverse"))
+        for k in range(n):
+            lo, hi = (0, k + 1 - ex) if rev else (k + ex, n)
+            part = np.take(up, range(lo, hi), axis=axis)
+            where = (slice(None),) * axis + (slice(k, k + 1),)
+            out[where] = self.labels.reduce(part, (axis,))
+        return out
 
     def _route(self, mnode, j: int, knode, up) -> np.ndarray | None:
         """Labels of input j of an index op, through the pairs its `route` hook gives (None
@@ -365,7 +417,7 @@ class ZeroTrace:
         pairs = REGISTRY[mnode.op].route(mnode, j, self.value)
         if pairs is None:
             return None
-        into, src = pairs
+        into, src = pairs[0], pairs[1]
         into = np.asarray(into, dtype=np.int64).reshape(-1)
         flat = up.reshape(-1)[np.asarray(src, dtype=np.int64).reshape(-1)]
         size = knode.size
@@ -373,6 +425,12 @@ class ZeroTrace:
         fed[into] = True
         flows = np.zeros(size, bool)
         flows[into[flat < 0]] = True
+        if len(pairs) > 2:  # a product: which flowing products meet a nonzero other factor
+            other = self.value(mnode.inputs[1 - j]).reshape(-1)
+            live = (flat < 0) & (other[np.asarray(pairs[2], dtype=np.int64).reshape(-1)] != 0)
+            nonzero = np.zeros(size, bool)
+            nonzero[into[live]] = True
+            self._masked = (flows & ~nonzero).reshape(knode.shape)
         big = np.iinfo(np.int64).max
         lo, hi = np.full(size, big), np.full(size, -1)
         np.minimum.at(lo, into, np.where(flat < 0, big, flat))

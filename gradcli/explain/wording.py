@@ -293,6 +293,12 @@ class Words:
                 f"the gradient of {entry} sums to zero over the broadcast copies of {arg}",
             )
         op = REGISTRY[self.graph[f.culprit].op]
+        if f.facts.get("conv"):  # nonzero products of a convolution summed to zero
+            return (
+                f"the nonzero products behind the gradient of {self.text(f.culprit)} for {arg} "
+                "sum to zero",
+                f"the products of {self.graph[f.culprit].op} in {where} cancel",
+            )
         if f.facts.get("matmul") or op.zeros is Transport.CONTRACTION or op.cancels:
             return (
                 f"the terms of the gradient of {self.text(f.culprit)} for {arg} cancel",

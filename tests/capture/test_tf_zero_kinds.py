@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from gradcli.capture.program import GradNode
-from gradcli.capture.tf_zero_kinds import kind_at
+from gradcli.capture.tf_zero_kinds import kind_at, table_kind
 from gradcli.capture.zero_walk import read_births
 
 
@@ -76,3 +76,41 @@ def test_the_walk_names_only_the_op_whose_zeros_reach_the_source():
     # the same with the add passing the zero it received: the walk goes on to abs
     nodes[1] = GradNode(11, (2,), out=(3, 1, 0), slots=((3, 1, 0),), read=((None, 0),))
     assert read_births(nodes, {2}, {0, 1, 2}) == [(0, 1, "inactive")]
+
+
+def test_reads_of_one_variable_whose_terms_sum_to_zero_cancel_where_they_meet():
+    # z = x**2 + y*x - 3*y at x = 3: the reads of y pass 3 (through y*x) and -3 (through
+    # 3*y), and dz/dy = x - 3 = 0: the terms cancelled, neither read made a zero
+    read = _op("ReadVariableOp", (0,))
+    got = kind_at(read, 0, np.array(3.0), np.array(0.0), [None], False)
+    assert got == ("cancellation", 1)
+    # the walk names that one sum once, at the read that ran last (op 21, not op 20)
+    nodes = [
+        GradNode(30, (1, 2), out=(1, 0, 0), slots=((1, 0, 0), (1, 0, 0)), read=((None, 0),) * 2),
+        GradNode(21, (3,), out=(1, 0, 0), slots=((1, 1, 0),), read=(("cancellation", 1),)),
+        GradNode(20, (3,), out=(1, 0, 0), slots=((1, 1, 0),), read=(("cancellation", 1),)),
+        GradNode(None, (), leaf=7, out=(1, 1, 0), slots=()),
+    ]
+    assert read_births(nodes, {3}, {0, 1, 2, 3}) == [(1, 1, "cancellation")]
+
+
+def test_an_unread_op_is_named_in_the_static_readers_words():
+    # TF's Cumprod gradient is div_no_nan(cumsum(prod * g, reverse), x): zero where a factor
+    # is zero, the static reader's `mask` for cumprod; tf.where's untaken side is its
+    # `inactive`; a gather's unread rows its `unselected`
+    assert table_kind("Cumprod") == "mask"
+    assert table_kind("SelectV2") == "inactive"
+    assert table_kind("GatherV2") == "unselected"
+    assert table_kind("MaxPool") == "unselected"
+    assert table_kind("Square") is None  # no word: the caller says zero_derivative
+
+
+def test_a_compiled_function_is_not_read_inside():
+    # Keras runs a channels_first Conv3D as an XLA function call: its zeros may be made
+    # inside (products that cancel) or received, which its arrays alone do not tell
+    call = _op("__forward__conv_xla_51", (0, 1, 2))
+    gx = np.array([0.0, 1.0, 0.0])
+    gy = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]])  # 4 of 6 zero: gx (2 of 3) no more
+    assert kind_at(call, 1, gy, gx, [None, None, None], True) == ("unknown", 2)
+    # more zeros than it received: some were made there, left to the walk's share rule
+    assert kind_at(call, 1, np.ones((2, 3)), gx, [None, None, None], True) is None

@@ -827,3 +827,44 @@ def test_an_unconnected_gradient_asked_for_as_zeros_is_not_called_none(tmp_path)
     )
     out = table(path)
     assert "dy/dz: unconnected (reported as zeros)" in out and "(None)" not in out
+
+
+def test_a_running_sum_passes_zeros_only_from_the_outputs_each_element_feeds():
+    # y = cumsum(x): x_k feeds y_i for i >= k, so dx_k = sum over i >= k of dy_i. With
+    # dy = m = [1, 0, 0], dx = [1, 0, 0]: x_1 and x_2 only feed outputs the mask zeroes,
+    # so the cause is the product with m (cumsum's own derivative is 1 on every term)
+    at = ["--at", "x=[1, 2, 3]", "--at", "m=[1, 0, 0]", "--wrt", "x"]
+    pair = one("-e", "sum(cumsum(x) * m)", *at)
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("mask", 2)]
+    # reverse: x_k feeds y_i for i <= k, dx = [1, 1, 1]: nothing is zero
+    pair = one("-e", "sum(cumsum(x, reverse=true) * m)", *at, code=0)
+    assert pair["status"] == "connected"
+    # exclusive: y = [0, x_0, x_0 + x_1], dx = [2, 1, 0]: x_2 feeds no output
+    pair = one("-e", "sum(cumsum(x, exclusive=true))", "--at", "x=[1, 2, 3]", "--wrt", "x")
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("unselected", 1)]
+
+
+def test_an_element_another_consumer_reads_is_not_unselected():
+    # f = sum(x[0:2]) + sum(x[1:3] * m), m = [0, 0]: df/dx = [1, 1 + 0, 0]. x_2 is read by
+    # x[1:3], whose product with m zeroes it: the cause is the mask; x[0:2] not reading x_2
+    # is no reason for its zero (x_1 is nonzero: x[0:2] reads it)
+    pair = one(
+        "-e", "sum(x[0:2]) + sum(x[1:3] * m)", "--at", "x=[1, 2, 3]", "--at", "m=[0, 0]",
+        "--wrt", "x",
+    )  # fmt: skip
+    assert pair["zero_elements"] == 1
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("mask", 1)]
+    # read by no consumer: each slice leaves x_2 out, both are named
+    pair = one("-e", "sum(x[0:2]) + sum(x[0:1] * 2)", "--at", "x=[1, 2, 3]", "--wrt", "x")
+    assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [("unselected", 1)] * 2
+
+
+def test_a_convolution_tells_a_zero_factor_from_products_that_cancel():
+    # y = conv2d(x, w) with a 1x1 filter over x = [1, -1] (two rows): dL/dw = sum of x times
+    # dL/dy = 1 * 1 + (-1) * 1 = 0, two nonzero products that cancel; with x = [0, 0] every
+    # product meets a zero of x (a mask)
+    expr = "sum(conv2d(x, w, strides=1, padding='VALID'))"
+    for x, kind in (("[[[[1]], [[-1]]]]", "cancellation"), ("[[[[0]], [[0]]]]", "mask")):
+        pair = one("-e", expr, "--at", f"x={x}", "--at", "w=[[[[2]]]]", "--wrt", "w")
+        assert pair["status"] == "zero"
+        assert [(c["kind"], c["elements"]) for c in pair["causes"]] == [(kind, 1)]

@@ -100,11 +100,13 @@ def _route(c_of, transposed: bool):
             return None
         src_at = 0 if transposed else 2
         into_at = 1 if j == 1 else (2 if transposed else 0)
+        other_at = 1 if j == 0 else (2 if transposed else 0)  # the product's other factor
         if not found:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
         into = np.concatenate([t[into_at].reshape(-1) for t in found])
         src = np.concatenate([t[src_at].reshape(-1) for t in found])
-        return into, src
+        other = np.concatenate([t[other_at].reshape(-1) for t in found])
+        return into, src, other
 
     return route
 

@@ -196,6 +196,9 @@ class Op:
     # j (flat). Elements of input j that no pair reaches get no gradient (`unselected`);
     # value_of(i) is node i's value at the point (indices, or x for sort and top_k). It may
     # return None (too many pairs to list: a large conv), and the op is mapped all-or-nothing.
+    # A product (a convolution) may add a third array, other[t]: the flat index of the other
+    # input's element the pair multiplies by, so a zero is told `mask` (every flowing product
+    # meets a zero factor) from `cancellation` (nonzero products summing to zero).
     route: Callable | None = None
     # explain's words for the elements of an input its route never feeds (`unselected`), when
     # "uses N of M elements" does not fit (tensor_scatter_update overwrites them): (detail,

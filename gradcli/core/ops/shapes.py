@@ -9,6 +9,7 @@ from gradcli.core.ops.infer import fmt, normalize_axes, same_dtype
 from gradcli.core.ops.registry import (
     ATOM,
     BROADCAST,
+    CUT,
     STOP,
     Attr,
     AttrKind,
@@ -78,6 +79,29 @@ register(
             "stop_gradient",
             "stop_gradient({arg}) passes no gradient to {arg}",
             "stop_gradient in {where}",
+        ),
+    )
+)
+
+
+# a gradient op TensorFlow registers NotDifferentiable (ResizeBilinearGrad): the same values,
+# and no gradient through it (non_differentiable, where stop_gradient is the user's own cut)
+register(
+    Op(
+        "no_gradient",
+        _same,
+        accepts="any",
+        forward=_identity,
+        scalar=_identity,
+        grads=(None,),
+        behavior=CUT,
+        elementwise=True,
+        arity=1,
+        cut_words=(
+            "non_differentiable",
+            "TensorFlow registers no gradient for the gradient op that computed {arg} "
+            "(NotDifferentiable): no higher derivative passes through it",
+            "a NotDifferentiable gradient op in {where}",
         ),
     )
 )

@@ -221,7 +221,8 @@ def _bilinear(it: Interpreter, x, size: tuple, node):
     """tf.image.resize(x, (h * size[0], w * size[1]), 'bilinear') (channels_last): each
     spatial axis through its interpolation matrix (a constant). TensorFlow's gradient is
     ResizeBilinearGrad, the transposed map, which is NotDifferentiable: a custom node whose
-    gradient is that map behind stop_gradient, so a second derivative through it is cut."""
+    gradient is that map behind no_gradient, so a second derivative through it is cut
+    (non_differentiable, as the run mode reads TensorFlow's NotDifferentiable)."""
     from gradcli.core.graph import CUSTOM_OP, CUSTOM_PARAMS
     from gradcli.tfcode.custom import CustomFunction, _function_key, _record
 
@@ -242,7 +243,7 @@ def _bilinear(it: Interpreter, x, size: tuple, node):
 
 def _resize_grad(rows: np.ndarray, cols: np.ndarray):
     """ResizeBilinearGrad as the custom node's rule: dy through both matrices transposed,
-    then stop_gradient (TensorFlow registers no gradient for it)."""
+    then no_gradient (TensorFlow registers no gradient for it)."""
 
     def rule(b, node, g: int, i: int):
         if i != 0:
@@ -250,7 +251,7 @@ def _resize_grad(rows: np.ndarray, cols: np.ndarray):
         m_rows, m_cols = b.const(rows, like=g), b.const(cols, like=g)
         t = b.emit("einsum", m_cols, g, equation="bw,nabc->nawc")
         t = b.emit("einsum", m_rows, t, equation="ah,nawc->nhwc")
-        return b.emit("stop_gradient", t)
+        return b.emit("no_gradient", t)
 
     return rule
 

@@ -1,8 +1,8 @@
 # values: exact
-# note: second derivatives through the new layers (nested tapes): ELU(alpha=0.5), Softmax, Dot(normalize=True), PReLU, bilinear UpSampling2D, whose gradient (ResizeBilinearGrad) TensorFlow makes NotDifferentiable: the second derivative only through it is None (gradcli: stop_gradient at the inner gradient's line)
+# note: second derivatives through the new layers (nested tapes): ELU(alpha=0.5), Softmax, Dot(normalize=True), PReLU, bilinear UpSampling2D, whose gradient (ResizeBilinearGrad) TensorFlow makes NotDifferentiable: the second derivative only through it is None (gradcli: non_differentiable at the inner gradient's line)
 # expect: call 0 source x: connected
 # expect: call 1 source x: connected
-# expect: call 3 source x: stop_gradient line 34
+# expect: call 3 source x: non_differentiable line 34
 import tensorflow as tf
 
 x = tf.constant([[0.5, -1.0, 2.0, -0.25], [1.5, 0.75, -2.0, 1.0]])
