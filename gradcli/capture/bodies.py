@@ -51,6 +51,9 @@ NAN_MAKERS = frozenset(
     ]
 )
 CARRY = (OpKind.COMPUTE,)
+FUNCTION_LIKE = frozenset(
+    ["If", "StatelessIf", "PartitionedCall", "StatefulPartitionedCall", "While", "StatelessWhile"]
+)
 LOOP_WORDS = {True: "loop", False: "tf.function"}
 
 
@@ -107,9 +110,7 @@ class Bodies:
         grad = _reach(starts, grad_edges)
         ops = self.program.ops
         inner = [ops[o] for g in region for o in self.by_graph[g]]
-        on_path = [
-            o for o in inner if any(v in data and v in back for v in o.inputs + o.outputs)
-        ]
+        on_path = [o for o in inner if any(v in data and v in back for v in o.inputs + o.outputs)]
         out = Reading(op)
         out.carried = bool(targets & grad)
         for o in on_path:
@@ -214,8 +215,7 @@ def _carries(values, v: int) -> bool:
 def _opaque(op: Operation) -> bool:
     """A function-like op inside the body whose own body was not recorded."""
     t = op.extra.get("type", "")
-    return t.startswith("__") or t in ("If", "StatelessIf", "PartitionedCall",
-                                       "StatefulPartitionedCall", "While", "StatelessWhile")  # fmt: skip
+    return t.startswith("__") or t in FUNCTION_LIKE
 
 
 def _reversed(edges: dict) -> dict:

@@ -8,7 +8,7 @@ the path that could explain it. Never a TensorFlow function name.
 from __future__ import annotations
 
 from gradcli.capture.bodies import Bodies, Reading, holder, where
-from gradcli.capture.program import GradientCall, Gradient, Operation
+from gradcli.capture.program import Gradient, GradientCall, Operation
 from gradcli.explain.analysis import Cause
 from gradcli.explain.report import CauseKind as K
 
@@ -92,9 +92,7 @@ def _unknown(doctor, found: Reading | None, op: Operation, what: str, count: int
         makers = found.nan_makers() if what == "nonfinite" else found.zero_makers()
     listed = list(dict.fromkeys(f"{m.name} (line {m.line})" for m in makers))
     if what == "zeros":
-        head = (
-            f"the gradient turns zero at {count} element{'s' * (count != 1)} inside {inside}"
-        )
+        head = f"the gradient turns zero at {count} element{'s' * (count != 1)} inside {inside}"
     elif what == "nonfinite":
         head = f"the NaN/Inf is made inside {inside}"
     else:

@@ -336,9 +336,8 @@ class Recorder:
             role = role or "call"  # a loop's first output is its counter, not its result
         if role is None and kind is OpKind.COMPUTE and outs and watched and not trainable(outs[0]):
             role = "discrete" if _dtype(outs[0]) in INTEGER_TYPES else None
-        if role is not None:
-            if role != "call":
-                extra["role"] = role
+        if role is not None and role != "call":
+            extra["role"] = role
         self.program.ops.append(
             Operation(
                 index,

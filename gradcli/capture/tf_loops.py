@@ -101,6 +101,7 @@ def install(stack, rec) -> None:
     callback then finds its graph), and records a call traced into a graph, which no op
     callback sees."""
     from tensorflow.python.eager.polymorphic_function import atomic_function
+
     cls = atomic_function.AtomicFunction
     original = cls.__dict__.get("call_flat")
     if original is None:
@@ -133,4 +134,3 @@ def _traced_call(rec, args, out) -> None:
     except AttributeError:
         return
     rec.callback(op.type, list(args), None, list(out), op.name, graph)
-
