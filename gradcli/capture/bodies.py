@@ -66,6 +66,7 @@ class Reading:
     path: list[Operation] = field(default_factory=list)  # inner ops a gradient crosses
     opaque: list[Operation] = field(default_factory=list)  # inner calls not read
     carried: bool = False  # some path inside carries a gradient
+    unseen: list[str] = field(default_factory=list)  # op types on paths inside, not recorded
     enclosing: Operation | None = None  # the innermost function-like op holding the path
 
     def zero_makers(self) -> list[Operation]:
@@ -126,7 +127,9 @@ class Bodies:
                     out.path.append(o)
             elif not out.carried:
                 out.cuts.append(o)
-        if out.carried:
+        for o in [op] + [ops[k] for g in region for k in self.by_graph[g]]:
+            out.unseen += o.extra.get("body", {}).get("unseen", ())
+        if out.carried or out.unseen:  # (a path through an op not seen may carry it)
             out.cuts = []
         out.enclosing = self._enclosing(op, out, owner)
         return out

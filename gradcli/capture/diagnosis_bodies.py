@@ -57,7 +57,7 @@ def none_causes(doctor, call: GradientCall, g: Gradient, on_path: list[Operation
         found = reading(doctor, call, g, op)
         if found is not None and found.cuts:
             causes += [_cut(doctor, g, found, cut, zero=False) for cut in found.cuts]
-        elif found is not None and found.carried:
+        elif found is not None and (found.carried or found.unseen):
             causes.append(_unknown(doctor, found, op, "none", 0))
     return causes
 
@@ -98,6 +98,9 @@ def _unknown(doctor, found: Reading | None, op: Operation, what: str, count: int
     else:
         head = f"no gradient comes out of {inside}"
     detail = f"{head}, whose values gradcli does not read: unknown beyond line {line}"
+    if found is not None and found.unseen:
+        kinds = ", ".join(sorted(set(found.unseen))[:MAX_LISTED])
+        detail += f"; TensorFlow built ops there that gradcli did not see ({kinds})"
     if listed:
         more = len(listed) - MAX_LISTED
         shown = ", ".join(listed[:MAX_LISTED]) + (f" and {more} more" if more > 0 else "")

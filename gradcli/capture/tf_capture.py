@@ -311,7 +311,8 @@ class Recorder:
         if op_type == "VarHandleOp" or op_type in WRITES:
             extra["state"] = True  # makes or writes a variable's state
         if graph is not None and isinstance(graph, FuncGraph):  # for reading loop bodies
-            extra["graph"] = self.graphs.id_of(graph)
+            name = outs[0].op.name if outs and hasattr(outs[0], "op") else op_name
+            extra["graph"] = self.graphs.saw(graph, name)
             if not differentiable:
                 extra["no_grad"] = True
         out_ids = []

@@ -25,7 +25,14 @@ class Graphs:
 
     def __init__(self):
         self.ids: dict[int, tuple] = {}
+        self.seen: dict[int, set] = {}  # graph id -> the names of the ops recorded in it
         self.local = threading.local()
+
+    def saw(self, graph, name) -> int:
+        """Op `name` of `graph` was recorded: the graph's id."""
+        gid = self.id_of(graph)
+        self.seen.setdefault(gid, set()).add(name)
+        return gid
 
     def id_of(self, graph) -> int:
         """The graph's small id, made on first sight."""
@@ -88,12 +95,51 @@ def link(rec, op_type: str, attrs, graph, inputs, outputs) -> dict | None:
         return None  # not the shape this reading knows: left unread
     ins = [(rec.value_of(o), rec.value_of(i)) for o, i in zip(inputs, inner_in)]
     outs = [(rec.value_of(i), rec.value_of(o)) for i, o in zip(inner_out, outputs)]
-    return {
-        "graph": rec.graphs.id_of(body),
+    gid = rec.graphs.id_of(body)
+    found = {
+        "graph": gid,
         "inputs": ins,
         "outputs": outs,
         "loop": op_type in LOOPS,
     }
+    unseen = _unseen(body, rec.graphs.seen.get(gid, set()))
+    if unseen:
+        found["unseen"] = unseen
+    return found
+
+
+UNRECORDED = frozenset(["Placeholder", "Const", "NoOp", "VarIsInitializedOp"])  # by design
+
+
+def _unseen(body, seen: set) -> list[str]:
+    """The op types of the body's ops the capture did not record (TensorFlow built them
+    without running the op callbacks, or the capture's own gradient ran them) that lie on a
+    data path from the body's inputs to its outputs: a path through one is not known."""
+    try:
+        found = body.get_operations()
+        missing = [op for op in found if op.type not in UNRECORDED and op.name not in seen]
+        if not missing:
+            return []
+        after = _reached(
+            [t.op for t in body.inputs], lambda op: [c for t in op.outputs for c in t.consumers()]
+        )
+        before = _reached([t.op for t in body.outputs], lambda op: [t.op for t in op.inputs])
+    except Exception:
+        return ["?"]
+    names = {op.name for op in after} & {op.name for op in before}
+    return sorted({op.type for op in missing if op.name in names})
+
+
+def _reached(starts, step) -> list:
+    """The ops reached from `starts` by `step` (an explicit stack)."""
+    seen = {op.name: op for op in starts}
+    stack = list(starts)
+    while stack:
+        for nxt in step(stack.pop()):
+            if nxt.name not in seen:
+                seen[nxt.name] = nxt
+                stack.append(nxt)
+    return list(seen.values())
 
 
 def install(stack, rec) -> None:
