@@ -13,6 +13,11 @@ from gradcli.explain.analysis import Cause
 from gradcli.explain.report import CauseKind as K
 
 MAX_LISTED = 4  # ops named as candidates in an unknown cause
+EAGER_FIX = (
+    "to have the values inside read, run the functions eagerly: "
+    "tf.config.run_functions_eagerly(True) at the top of the script (model.compile("
+    "run_eagerly=True) for fit), then run --run again: the loop then runs op by op"
+)
 
 
 def bodies(doctor) -> Bodies:
@@ -45,6 +50,22 @@ def zero_causes(doctor, call: GradientCall, g: Gradient, op: Operation, count: i
     if found is not None and found.cuts:
         return [_cut(doctor, g, found, cut, zero=True) for cut in found.cuts]
     return [_unknown(doctor, found, op, "zeros", count)]
+
+
+def unread_zeros(doctor, call: GradientCall, g: Gradient) -> list:
+    """Zeros toward g's source passed by a function-like op whose outputs' gradients were
+    not counted (a loop's TensorLists): read inside it, as zero_causes does."""
+    toward, own = doctor.toward(call, g.value_id)
+    causes = []
+    for i in sorted(toward - own):
+        node = call.nodes[i]
+        op = doctor.program.ops[node.op] if node.op is not None else None
+        if node.out is not None or not node.slots or not has_body(doctor, op):
+            continue
+        zeros = [s[1] for c, s in zip(node.children, node.slots) if c in own and s and s[1]]
+        if zeros:
+            causes += zero_causes(doctor, call, g, op, max(zeros))
+    return causes
 
 
 def none_causes(doctor, call: GradientCall, g: Gradient, on_path: list[Operation]) -> list:
@@ -106,4 +127,6 @@ def _unknown(doctor, found: Reading | None, op: Operation, what: str, count: int
         shown = ", ".join(listed[:MAX_LISTED]) + (f" and {more} more" if more > 0 else "")
         can = "can make NaN/Inf" if what == "nonfinite" else "can make it zero"
         detail += f" (on the path there, {shown} {can})"
-    return doctor.cause(K.UNKNOWN, None, detail, line=line)
+    cause = doctor.cause(K.UNKNOWN, None, detail, line=line)
+    cause.extra["fix"] = EAGER_FIX
+    return cause

@@ -177,6 +177,8 @@ class GradientGraphFindings:
                 cause.line = made  # it ran
                 cause.extra["use_line"] = op.line
             causes.append(cause)
+        if not births:  # a loop whose outputs' gradients are TensorLists, not counted
+            causes += diagnosis_bodies.unread_zeros(self, call, g)
         causes = self._grouped(causes)
         causes += self._cuts_beside(call, g)
         if not causes:

@@ -26,6 +26,7 @@ class Graphs:
     def __init__(self):
         self.ids: dict[int, tuple] = {}
         self.seen: dict[int, set] = {}  # graph id -> the names of the ops recorded in it
+        self.unseen: dict[tuple, list] = {}  # (graph id, ops seen) -> op types not seen
         self.local = threading.local()
 
     def saw(self, graph, name) -> int:
@@ -102,7 +103,11 @@ def link(rec, op_type: str, attrs, graph, inputs, outputs) -> dict | None:
         "outputs": outs,
         "loop": op_type in LOOPS,
     }
-    unseen = _unseen(body, rec.graphs.seen.get(gid, set()))
+    seen = rec.graphs.seen.get(gid, set())
+    key = (gid, len(seen))  # read once per graph (a step's function is called every step)
+    unseen = rec.graphs.unseen.get(key)
+    if unseen is None:
+        unseen = rec.graphs.unseen[key] = _unseen(body, seen)
     if unseen:
         found["unseen"] = unseen
     return found

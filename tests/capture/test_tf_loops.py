@@ -59,6 +59,9 @@ CASES = {
         "tf.Tensor([0. 0.]",
         {"w": ("zero", "stop_gradient", 5, "tf.stop_gradient")},
     ),
+    # the fix an unknown inside a loop suggests: run the functions eagerly, and the loop's
+    # values are read op by op (the dead relu is then named)
+    "while_dead_relu_run_eagerly": ("tf.Tensor(0.0,", {"w": ("zero", "inactive", 8, "Relu")}),
     # a tf.function called eagerly under the tape: one op to TensorFlow's tape, read inside
     "function_round": ("None", {"w": ("unconnected", "non_differentiable", 5, "tf.round")}),
     "function_dead_relu": ("tf.Tensor(-0.0,", {"w": ("zero", "unknown", 7, "Relu (line 5)")}),
@@ -92,6 +95,20 @@ CASES = {
             for k in range(3)
         },
     ),
+    # a SimpleRNN whose relu units are all dead (bias -100): SGD leaves its weights as they
+    # were; traced in fit, the zeros are born inside the loop (unknown beyond fit's line,
+    # where Keras's step ran); with run_eagerly=True the relu is named
+    "fit_simple_rnn_dead_relu": (
+        "unchanged [True, True, True]",
+        {
+            f"model.trainable_variables[{k}]": ("zero", "unknown", 10, "Relu (line 10)")
+            for k in range(3)
+        },
+    ),
+    "fit_simple_rnn_dead_relu_run_eagerly": (
+        "unchanged [True, True, True]",
+        {f"model.trainable_variables[{k}]": ("zero", "inactive", 10, "Relu") for k in range(3)},
+    ),
 }
 
 WORKER = """
@@ -106,9 +123,11 @@ for name, path in json.loads(sys.argv[1]).items():
     out = io.StringIO()
     try:
         tf.keras.backend.clear_session()  # Keras's layer names start afresh per script
+        tf.config.run_functions_eagerly(False)  # (a script before may have set it)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             runpy.run_path(path, run_name="__main__")
         tf.keras.backend.clear_session()
+        tf.config.run_functions_eagerly(False)
         program, diagnosis = read_run(path, None, (), "all", 0, 120)
         doc = json.loads(dumps(document(program, diagnosis, with_pairs=True)))
     except BaseException as exc:
