@@ -328,7 +328,10 @@ class Recorder:
             zeros = _zeros(outs[0])
             if zeros:
                 extra["singular"] = zeros  # derivative infinite where the value is 0
-        body = tf_loops.link(self, op_type, attrs, graph, inputs, outs)
+        try:
+            body = tf_loops.link(self, op_type, attrs, graph, inputs, outs)
+        except Exception:  # a body not read is unknown beyond the op's line, the run goes on
+            body = None
         if body is not None:
             extra["body"] = body
         role = ROLE_OF.get(op_type)
