@@ -222,6 +222,11 @@ class Doctor(GradientGraphFindings):
             ]
             return causes
         if on_path:
+            from gradcli.capture.diagnosis_bodies import none_causes
+
+            inside = none_causes(self, call, g, [ops[o] for o in on_path])
+            if inside:
+                return self._grouped(inside)
             custom = [ops[o] for o in on_path if ops[o].kind is OpKind.CUSTOM]
             # a tf.custom_gradient names the inputs its function returned None for
             custom = [op for op in custom if op.extra.get("none_inputs", data_values) & data_values]
@@ -300,6 +305,9 @@ class Doctor(GradientGraphFindings):
         if not any(i in grad_values for i in op.inputs):
             return False
         outs = [o for o in op.outputs if o in path_values]
+        if op.extra.get("body") and any(o in grad_values for o in outs):
+            values = self.program.values  # a loop's counter is no result a gradient crosses
+            outs = [o for o in outs if values[o].floating]
         return not outs or any(o not in grad_values for o in outs)
 
     def _grouped(self, causes: list[Cause]) -> list[Cause]:

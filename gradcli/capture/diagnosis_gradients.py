@@ -6,6 +6,7 @@ framework's words, the data flow and the naming of causes.
 
 from __future__ import annotations
 
+from gradcli.capture import diagnosis_bodies
 from gradcli.capture.program import Gradient, GradientCall, Operation, OpKind
 from gradcli.capture.tf_zero_kinds import table_kind as registry_kind
 from gradcli.capture.zero_walk import read_births
@@ -141,6 +142,9 @@ class GradientGraphFindings:
                 causes.append(self.cause(K.MASK, None, detail, elements=count, line=at,
                                          use_line=op.line))  # fmt: skip
                 continue
+            if diagnosis_bodies.has_body(self, op):  # a loop's or tf.function's inside
+                causes += diagnosis_bodies.zero_causes(self, call, g, op, count)
+                continue
             body_exits = op.extra.get("body_exits") if op is not None else None
             if body_exits:  # a py_function whose body took its input out of TensorFlow
                 causes += self._py_function_exits(op, body_exits, count)
@@ -192,6 +196,8 @@ class GradientGraphFindings:
                 cause.line = made  # it ran
                 cause.extra["use_line"] = op.line
             causes.append(cause)
+        if not births:  # a loop whose outputs' gradients are TensorLists, not counted
+            causes += diagnosis_bodies.unread_zeros(self, call, g)
         causes = self._grouped(causes)
         causes += self._cuts_beside(call, g)
         if not causes:
@@ -257,6 +263,8 @@ class GradientGraphFindings:
                 op = self.program.ops[o]
                 bad_out = op.outputs and not all(values[v].finite for v in op.outputs)
                 if bad_out and all(values[v].finite for v in op.inputs):
+                    if diagnosis_bodies.has_body(self, op):
+                        return diagnosis_bodies.nonfinite_causes(self, call, g, op)
                     return [
                         self.cause(
                             K.NON_FINITE,

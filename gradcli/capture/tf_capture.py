@@ -24,7 +24,7 @@ from tensorflow.python.eager import record
 from tensorflow.python.framework import constant_op, ops
 from tensorflow.python.framework.func_graph import FuncGraph
 
-from gradcli.capture import tf_numpy, tf_py_function
+from gradcli.capture import tf_loops, tf_numpy, tf_py_function
 from gradcli.capture.exits import ExitedValues
 from gradcli.capture.program import Captured, Operation, OpKind, Value
 from gradcli.capture.tf_conv_zeros import conv_attrs
@@ -120,6 +120,7 @@ class Recorder:
         self.busy = 0  # > 0 while the capture (or a recorded gradient call) runs TF itself
         self.numpy_depth = 0  # > 0 inside a NumPy function that records its own exits
         self._grads: dict[str, bool] = {}
+        self.graphs = tf_loops.Graphs()  # traced graphs' small ids, the functions being called
 
     # --- values ------------------------------------------------------------------------
     def value_of(self, t, line=None) -> int:
@@ -180,9 +181,10 @@ class Recorder:
     def new_value(self, t, op: int | None, line, requires_grad: bool = False) -> int:
         values = self.program.values
         vid = len(values)
-        floating = trainable(t) or _dtype(t) == "resource"  # a variable's handle
+        # a variable's handle; a TensorList (tf.while_loop's accumulators, TensorArray)
+        floating = trainable(t) or _dtype(t) in ("resource", "variant")
         finite = True
-        if floating and op is not None and is_eager(t):
+        if floating and op is not None and is_eager(t) and _dtype(t) != "variant":
             try:
                 finite = bool(np.isfinite(t._numpy()).all())
             except Exception:
@@ -308,6 +310,11 @@ class Recorder:
                 extra["branch_reads"] = reads
         if op_type == "VarHandleOp" or op_type in WRITES:
             extra["state"] = True  # makes or writes a variable's state
+        if graph is not None and isinstance(graph, FuncGraph):  # for reading loop bodies
+            name = outs[0].op.name if outs and hasattr(outs[0], "op") else op_name
+            extra["graph"] = self.graphs.saw(graph, name)
+            if not differentiable:
+                extra["no_grad"] = True
         out_ids = []
         if kind is OpKind.INPLACE and handle is not None:
             like = tensors[0] if tensors else None
@@ -315,20 +322,30 @@ class Recorder:
             self.state[handle] = out_ids[0]
         else:
             for t in outs:
-                out_ids.append(self.new_value(t, index, line, records and trainable(t)))
+                carries = trainable(t) or _dtype(t) == "variant"  # (a TensorList)
+                out_ids.append(self.new_value(t, index, line, records and carries))
         if op_type in SINGULAR_AT_ZERO and outs and is_eager(outs[0]) and trainable(outs[0]):
             zeros = _zeros(outs[0])
             if zeros:
                 extra["singular"] = zeros  # derivative infinite where the value is 0
+        try:
+            body = tf_loops.link(self, op_type, attrs, graph, inputs, outs)
+        except Exception:  # a body not read is unknown beyond the op's line, the run goes on
+            body = None
+        if body is not None:
+            extra["body"] = body
         role = ROLE_OF.get(op_type)
+        calls = op_type in CALL_OPS or op_type.startswith(FUNCTION_PREFIXES)
+        if calls and any(trainable(t) for t in outs):
+            role = role or "call"  # a loop's first output is its counter, not its result
         if role is None and kind is OpKind.COMPUTE and outs and watched and not trainable(outs[0]):
             role = "discrete" if _dtype(outs[0]) in INTEGER_TYPES else None
-        if role is not None:
+        if role is not None and role != "call":
             extra["role"] = role
         self.program.ops.append(
             Operation(
                 index,
-                display(op_type),
+                display(op_type, extra),
                 kind,
                 tuple(in_ids),
                 tuple(out_ids),
@@ -453,6 +470,7 @@ def install(stack, rec: Recorder) -> None:
     _numpy_function(stack, rec)
     tf_numpy.install(stack, rec)
     tf_py_function.install(stack, rec, is_eager)
+    tf_loops.install(stack, rec)
     _python_path(stack)
 
 

@@ -81,8 +81,9 @@ def plan(rec, roots, flat_ids, end: int, like) -> Plan | None:
         for v in rec.program.ops[o].outputs:
             ref = rec.made.get(v)
             t = ref() if ref is not None else None
-            if t is None or v in taken or not rec.program.values[v].requires_grad:
-                continue
+            value = rec.program.values[v]
+            if t is None or v in taken or not value.requires_grad or value.dtype == "variant":
+                continue  # (a TensorList's gradient is no array to count)
             if _eager(t) != (graph is None) or (graph is not None and t.graph is not graph):
                 continue
             taken.add(v)

@@ -157,9 +157,20 @@ NAMES = {
     "ArgMax": "tf.argmax",
     "ArgMin": "tf.argmin",
     "Round": "tf.round",
+    "Floor": "tf.math.floor",
+    "Ceil": "tf.math.ceil",
+    "Rint": "tf.math.rint",
     "PyFunc": "tf.numpy_function",
     "PyFuncStateless": "tf.numpy_function",
+    "While": "tf.while_loop",
+    "StatelessWhile": "tf.while_loop",
+    "If": "tf.cond",
+    "StatelessIf": "tf.cond",
+    "PartitionedCall": "a tf.function",
+    "StatefulPartitionedCall": "a tf.function",
 }
+# the op type of a tf.function called eagerly: TensorFlow's name for the traced function
+FUNCTION_PREFIXES = ("__inference_", "__forward_", "__backward_")
 
 
 def kind_of(op_type: str, out_dtype: str | None) -> OpKind:
@@ -175,6 +186,23 @@ def kind_of(op_type: str, out_dtype: str | None) -> OpKind:
     return OpKind.COMPUTE
 
 
-def display(op_type: str) -> str:
-    """The name an op is reported by."""
+def display(op_type: str, extra: dict | None = None) -> str:
+    """The name an op is reported by (a tf.function by the Python function's name, never
+    TensorFlow's `__inference_f_92`)."""
+    if op_type.startswith(FUNCTION_PREFIXES):
+        return f"the tf.function {function_name(op_type)}"
     return NAMES.get(op_type, op_type)
+
+
+def function_name(op_type: str) -> str:
+    """f from `__forward_f_92`, `__inference_f_56` or `__inference___backward_f_57_124`."""
+    name = op_type
+    while True:
+        start = next((p for p in FUNCTION_PREFIXES if name.startswith(p)), None)
+        if start is None:
+            break
+        name = name[len(start) :]
+    parts = name.split("_")
+    while len(parts) > 1 and parts[-1].isdigit():
+        parts.pop()
+    return "_".join(parts) or "?"

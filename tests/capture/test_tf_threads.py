@@ -36,10 +36,10 @@ KNOWN_MISSES = {
     "angle_of_real_complex_nan.py": "the NaN is born in the gradient of Angle/Complex (complex "
     "ops, line 7); the run mode does not place NaN through complex-valued ops and says unknown "
     "at the gradient call (line 9)",
-    "dataset_loop_in_tf_function.py": "AutoGraph turns the for loop over a dataset (line 7) "
-    "into dataset ops inside the traced function; the run mode sees that a reaches the output "
-    "but not the gradient, and says unknown at the call of the tf.function (line 18) instead "
-    "of naming the dataset loop",
+    "tf_function_safe_sigmoid_clip.py": "the clip (line 10) is inside a tf.function called "
+    "under a tape outside it: the run mode reads the function's body by its data flow, not its "
+    "values, so it says unknown beyond the call (line 16), naming the clip's Minimum and "
+    "Maximum (line 10) and the sigmoid (line 11) as what can make the zeros there",
     "tf1_clip_critic_output_zero.py": "in TF1 graph mode the zero kinds are not read from "
     "Session-fetched values: the run mode says unknown at the tf.gradients line (12), not "
     "the clip at its bound (line 10) that eager mode names",

@@ -1,0 +1,11 @@
+import numpy as np
+import tensorflow as tf
+x = tf.constant(np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4))
+layer = tf.keras.layers.LSTM(5)
+@tf.function
+def f():
+    return layer(x)
+with tf.GradientTape() as tape:
+    h = f()
+    y = tf.reduce_sum(tf.nn.relu(h - 10.0))
+print(float(tf.reduce_max(tf.abs(tape.gradient(y, layer.trainable_variables[0])))))
