@@ -152,6 +152,7 @@ class FunctionMixin:
             self.autograph.pop()
             self.tracing.pop()
             self.silent -= retrace
+            self.finished.append((start, len(self.g), fn))
             note = TRACED_NOTE.format(line=fn.pos.line)
             for i in range(start, len(self.g)):
                 self.notes.setdefault(i, (None, note))

@@ -13,6 +13,11 @@ body again, which is how the reader reads every call:
 later call of a traced signature it refuses a side effect in the body, or an outside value
 that changed since the trace. The same holds for a loop over a tf.data dataset inside
 @tf.function (AutoGraph traces its body once): `loop_side_effect` finds a side effect there.
+
+A tape outside a @tf.function call records the call as one operation, from the tensors passed
+in to the ones returned: `refuse_inside_call` refuses a gradient whose source was computed in
+such a call and reaches the target through the call's inside (TensorFlow gives None there,
+the reader's inlined body a gradient).
 """
 
 from __future__ import annotations
@@ -151,3 +156,29 @@ def loop_side_effect(stmt: ast.For):
     """A side effect in a for loop's body that AutoGraph would trace once, else None."""
     own = _locals([ast.Assign(targets=[stmt.target], value=ast.Constant(0)), *stmt.body])
     return side_effect(stmt.body, own)
+
+
+def refuse_inside_call(it, node, targets, named) -> None:
+    """Refuse a gradient call (outside the trace) whose source is a tensor made inside a
+    finished @tf.function call and whose target depends on it through that call's nodes."""
+    from gradcli.tfcode.values import Tensor
+
+    tops = [v.id for v, _ in targets if isinstance(v, Tensor)]
+    for value, name in named:
+        if not isinstance(value, Tensor) or not tops:
+            continue
+        s = value.id
+        for start, end, fn in it.finished:
+            if not start <= s < end:
+                continue
+            inside = it.g.descendants([s], limit=end)
+            inside[s] = 0
+            above = it.g.ancestors(tops)
+            if any(inside[i] and above[i] for i in range(s + 1, end)):
+                it.refuse(
+                    node,
+                    f"a gradient with respect to {name}, computed inside the call of "
+                    f"@tf.function {fn.name} (line {fn.pos.line}) the target is computed in",
+                    "a tape outside the call records it as one operation, whose outputs do "
+                    "not depend on one another",
+                )
