@@ -55,9 +55,13 @@ def refusal_problem(name: str, stderr: str) -> str | None:
     lines = stderr.splitlines()
     raised = REFERENCE.get(name, {}).get("raises")
     m = REFUSAL.match(lines[0]) if len(lines) == 1 else None
-    if m and raised and int(m["line"]) == raised["line"]:
-        if m["msg"].startswith(f"{raised['type']}: "):
-            return None
+    if (
+        m
+        and raised
+        and int(m["line"]) == raised["line"]
+        and m["msg"].startswith(f"{raised['type']}: ")
+    ):
+        return None
     if len(lines) != 1:
         return f"a refusal is one line, got {len(lines)}: {stderr!r}"
     m = REFUSAL.match(lines[0])
