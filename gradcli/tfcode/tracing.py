@@ -177,8 +177,8 @@ def refuse_inside_call(it, node, targets, named) -> None:
             if any(inside[i] and above[i] for i in range(s + 1, end)):
                 it.refuse(
                     node,
-                    f"a gradient with respect to {name}, computed inside the call of "
-                    f"@tf.function {fn.name} (line {fn.pos.line}) the target is computed in",
+                    f"a gradient with respect to {name}, made inside a call of @tf.function "
+                    f"{fn.name} (line {fn.pos.line}) that also computes the target from it",
                     "a tape outside the call records it as one operation, whose outputs do "
                     "not depend on one another",
                 )
