@@ -36,6 +36,7 @@ from gradcli.tfcode.support import (
     _short,
     _what,
 )
+from gradcli.tfcode.tracing import leaked_input
 from gradcli.tfcode.values import (
     NP,
     PY,
@@ -214,6 +215,8 @@ class TensorMixin:
         return arr.view(Drawn) if drawn_of(self, [i]) is not None else arr
 
     def emit(self, opname: str, inputs, attrs, node, record: bool = True) -> int:
+        if self.leaked:
+            leaked_input(self, inputs, node)
         out = emit(self.g, opname, tuple(inputs), attrs, entry=self.label, pos=self.pos(node))
         if record and not self.quiet:
             for tape in self.tapes:

@@ -17,7 +17,9 @@ that changed since the trace. The same holds for a loop over a tf.data dataset i
 A tape outside a @tf.function call records the call as one operation, from the tensors passed
 in to the ones returned: `refuse_inside_call` refuses a gradient whose source was computed in
 such a call and reaches the target through the call's inside (TensorFlow gives None there,
-the reader's inlined body a gradient).
+the reader's inlined body a gradient); `leaked_input` refuses an op on a tensor a finished
+call made and did not return (kept in Python state: TensorFlow raises InaccessibleTensorError,
+its graph being out of scope).
 """
 
 from __future__ import annotations
@@ -182,3 +184,17 @@ def refuse_inside_call(it, node, targets, named) -> None:
                     "a tape outside the call records it as one operation, whose outputs do "
                     "not depend on one another",
                 )
+
+
+def leaked_input(it, inputs, node) -> None:
+    """Refuse an op whose input is a graph tensor a finished @tf.function call made and did not
+    return (a list appended to, an attribute set inside it)."""
+    for i in inputs:
+        fn = it.leaked.get(i)
+        if fn is not None:
+            it.refuse(
+                node,
+                f"a tensor made inside a call of @tf.function {fn.name} (line {fn.pos.line}) "
+                "and used after it without being returned",
+                "its graph is out of scope there: TensorFlow fails with an InaccessibleTensorError",
+            )

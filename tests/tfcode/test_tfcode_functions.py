@@ -232,3 +232,29 @@ def test_a_jacobian_of_an_empty_target_is_refused():
     with pytest.raises(GradcliError) as exc:
         read(code)
     assert exc.value.pos.line == 5 and "empty target" in exc.value.message
+
+
+@pytest.mark.parametrize(
+    "use", ["loss = f(x) + tf.reduce_sum(acts[0])", "loss = f(x)\n    z = acts[0] * 2.0"]
+)
+def test_a_tensor_a_tf_function_call_keeps_in_python_state_is_refused_where_used(use):
+    # a graph tensor the call made and did not return: TensorFlow 2.21 fails where it is used
+    # ("The tensor <tf.Tensor 'Tanh:0' ...> cannot be accessed from here, because it was
+    # defined in FuncGraph(name=f, ...), which is out of scope"), on the line that uses it
+    code = HEAD + (
+        "acts = []\n"
+        "@tf.function\n"
+        "def f(x):\n"
+        "    h = tf.tanh(x)\n"
+        "    acts.append(h)\n"
+        "    return tf.reduce_sum(h * h)\n"
+        "x = tf.constant([0.5, -1.0])\n"
+        "with tf.GradientTape() as tape:\n"
+        "    tape.watch(x)\n"
+        f"    {use}\n"
+        "print(tape.gradient(loss, x))\n"
+    )
+    with pytest.raises(GradcliError) as exc:
+        read(code)
+    assert exc.value.pos.line == 11 + use.count("\n")
+    assert "@tf.function f" in exc.value.message and "--run" in exc.value.message
