@@ -418,6 +418,13 @@ class TensorMixin:
 
     # --- tapes -----------------------------------------------------------------------------
     def tape_method(self, tape: Tape, name: str, args, kwargs, node):
+        if self.tracing and self.tracing[-1] is not tape.trace:
+            self.refuse(
+                node,
+                f"tape.{name} inside @tf.function {self.tracing[-1].fn.name} of a tape made "
+                "outside it",
+                "TensorFlow's tape there sees the traced graph's tensors, not the ones outside",
+            )
         if name == "watch":
             for v in _flatten(args[0] if args else kwargs.get("tensor")):
                 if isinstance(v, (Tensor, Variable)):

@@ -258,3 +258,21 @@ def test_a_tensor_a_tf_function_call_keeps_in_python_state_is_refused_where_used
         read(code)
     assert exc.value.pos.line == 11 + use.count("\n")
     assert "@tf.function f" in exc.value.message and "--run" in exc.value.message
+
+
+def test_watching_an_outer_tape_inside_a_tf_function_is_refused():
+    # the traced tape.watch sees the graph's placeholder: TensorFlow 2.21 printed None for
+    # the outer tape's gradient (the reader would watch the eager x and give [2. 4.])
+    code = HEAD + (
+        "@tf.function\n"
+        "def f(x, tape):\n"
+        "    tape.watch(x)\n"
+        "    return tf.reduce_sum(x * x)\n"
+        "x = tf.constant([1.0, 2.0])\n"
+        "with tf.GradientTape() as tape:\n"
+        "    y = f(x, tape)\n"
+        "print(tape.gradient(y, x))\n"
+    )
+    with pytest.raises(GradcliError) as exc:
+        read(code)
+    assert exc.value.pos.line == 4 and "made outside it" in exc.value.message
