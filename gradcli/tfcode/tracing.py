@@ -18,8 +18,8 @@ A tape outside a @tf.function call records the call as one operation, from the t
 in to the ones returned: `refuse_inside_call` refuses a gradient whose source was computed in
 such a call and reaches the target through the call's inside (TensorFlow gives None there,
 the reader's inlined body a gradient); `leaked_input` refuses an op on a tensor a finished
-call made and did not return (kept in Python state: TensorFlow raises InaccessibleTensorError,
-its graph being out of scope).
+call made and did not return (kept in Python state: TensorFlow fails there with a TypeError,
+"... is out of scope and cannot be used here").
 """
 
 from __future__ import annotations
@@ -196,5 +196,5 @@ def leaked_input(it, inputs, node) -> None:
                 node,
                 f"a tensor made inside a call of @tf.function {fn.name} (line {fn.pos.line}) "
                 "and used after it without being returned",
-                "its graph is out of scope there: TensorFlow fails with an InaccessibleTensorError",
+                "its graph is out of scope there: TensorFlow fails with a TypeError",
             )

@@ -238,9 +238,9 @@ def test_a_jacobian_of_an_empty_target_is_refused():
     "use", ["loss = f(x) + tf.reduce_sum(acts[0])", "loss = f(x)\n    z = acts[0] * 2.0"]
 )
 def test_a_tensor_a_tf_function_call_keeps_in_python_state_is_refused_where_used(use):
-    # a graph tensor the call made and did not return: TensorFlow 2.21 fails where it is used
-    # ("The tensor <tf.Tensor 'Tanh:0' ...> cannot be accessed from here, because it was
-    # defined in FuncGraph(name=f, ...), which is out of scope"), on the line that uses it
+    # a graph tensor the call made and did not return: TensorFlow 2.21 fails where it is used,
+    # on the line that uses it ("TypeError: <tf.Tensor 'Tanh:0' shape=(2,) dtype=float32> is
+    # out of scope and cannot be used here", tests/data/tf_never_wrong)
     code = HEAD + (
         "acts = []\n"
         "@tf.function\n"
