@@ -10,6 +10,7 @@ for a call that raised, what it raised (`raised`, `message`, no `result`).
 
     /work/venv/bin/python tools/tf_threads_reference.py          # regenerate the JSON
     /work/venv/bin/python tools/tf_threads_reference.py --check  # exit 1 when out of date
+    /work/venv/bin/python tools/tf_threads_reference.py --only A.py B.py  # re-record those
 """
 
 from __future__ import annotations
@@ -143,13 +144,15 @@ def _stable(text: str) -> str:
     return re.sub(r" at 0x[0-9a-fA-F]+", " at 0x...", text)
 
 
-def record_all() -> dict:
-    """Every script's record, each made in a fresh subprocess."""
+def record_all(only: list[str] | None = None) -> dict:
+    """Every script's record (or only the named ones', the others kept from the JSON), each
+    made in a fresh subprocess."""
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0"}
     import tensorflow as tf
 
-    cases = {}
-    for path in sorted(DATA.glob("*.py")):
+    cases = json.loads(OUT.read_text())["cases"] if only else {}
+    paths = [DATA / name for name in only] if only else sorted(DATA.glob("*.py"))
+    for path in paths:
         out = subprocess.run(
             [sys.executable, __file__, "--one", str(path)],
             capture_output=True,
@@ -173,7 +176,8 @@ def main(argv: list[str]) -> int:
         record = _record_one(os.path.abspath(argv[1]))
         sys.stdout.write("\x00" + json.dumps(record))
         return 0
-    doc = record_all()
+    doc = record_all(argv[1:] if argv[:1] == ["--only"] else None)
+    doc["cases"] = dict(sorted(doc["cases"].items()))
     text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
     if argv[:1] == ["--check"]:
         return 0 if OUT.exists() and OUT.read_text() == text else 1

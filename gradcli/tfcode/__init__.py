@@ -92,12 +92,12 @@ def feeds(tree: ast.Module) -> dict:
                 if isinstance(t, ast.Name):
                     dicts.setdefault(t.id, node.value)
     found: dict = {}
-    keywords = [n for n in ast.walk(tree) if isinstance(n, ast.keyword) and n.arg == "feed_dict"]
+    given = [n.value for n in ast.walk(tree) if isinstance(n, ast.keyword) and n.arg == "feed_dict"]
+    given += [_positional_feed(n) for n in ast.walk(tree) if _positional_feed(n) is not None]
     # the textually first feed of each placeholder (the training loop's, usually, before an
     # evaluation's at the end), not ast.walk's breadth-first one
-    keywords.sort(key=lambda n: (n.value.lineno, n.value.col_offset))
-    for node in keywords:
-        value = node.value
+    given.sort(key=lambda n: (n.lineno, n.col_offset))
+    for value in given:
         if isinstance(value, ast.Name):
             value = dicts.get(value.id)
         if isinstance(value, ast.Dict):
@@ -105,3 +105,13 @@ def feeds(tree: ast.Module) -> dict:
                 if isinstance(k, ast.Name):
                     found.setdefault(k.id, v)
     return found
+
+
+def _positional_feed(node):
+    """The feed Session.run is given positionally (sess.run(fetches, {x: ...})), else None."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    if node.func.attr != "run" or len(node.args) < 2:
+        return None
+    value = node.args[1]
+    return value if isinstance(value, (ast.Dict, ast.Name)) else None

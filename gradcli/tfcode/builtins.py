@@ -229,7 +229,8 @@ def _gradient_tape(it: Interpreter, args, kwargs, node):
     if not isinstance(persistent, bool) or not isinstance(watch, bool):
         it.refuse(node, "GradientTape options that are not True or False")
     it.all_tapes += 1
-    return Tape(it.all_tapes, persistent, watch, it.pos(node), start=0, end=-1)
+    trace = it.tracing[-1] if it.tracing else None
+    return Tape(it.all_tapes, persistent, watch, it.pos(node), start=0, end=-1, trace=trace)
 
 
 def _cond(it: Interpreter, args, kwargs, node):

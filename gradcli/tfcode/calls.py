@@ -30,6 +30,7 @@ from gradcli.tfcode.refusals import AFTER_UPDATE
 from gradcli.tfcode.subnormals import evaluate_checked
 from gradcli.tfcode.support import Refused, Stop, _flatten
 from gradcli.tfcode.tape_lowering import Lowering, _unique
+from gradcli.tfcode.tracing import refuse_inside_call
 from gradcli.tfcode.values import Tape, Tensor, Unknown, Variable, first_opaque
 
 
@@ -239,6 +240,7 @@ def lower(it: Interpreter, tape, node, kind, target, sources, seeds, mode, asts,
         if not isinstance(value, (Tensor, Variable)):
             it.refuse(node, f"a gradient source that is {_kind_text(value)} ({name})")
     _refuse_after_update(it, node, targets, named)
+    refuse_inside_call(it, node, targets, named)
     names = _unique([n for _, n in named])
     call = GradientCall(node.lineno, kind, _text(asts[0]), names, mode, pos=it.pos(node))
     call.notes += source_notes(it, sources, asts[1])  # Keras: variables a layer does not list

@@ -146,12 +146,19 @@ class FunctionMixin:
         self.tracing.append(Trace(fn, start, params))
         self.silent += retrace  # later calls run the traced graph: no gradient call is listed
         self.autograph.append(fn.autograph)
+        returned: set = set()
         try:
-            return self.call_function(inner, args, kwargs, node)
+            result = self.call_function(inner, args, kwargs, node)
+            returned = {v.id for v in _flatten([result]) if isinstance(v, Tensor)}
+            return result
         finally:
             self.autograph.pop()
             self.tracing.pop()
             self.silent -= retrace
+            self.finished.append((start, len(self.g), fn))
+            for i in range(start, len(self.g)):  # the trace's graph tensors it does not return
+                if i not in returned and self.g[i].kind == "forward":
+                    self.leaked.setdefault(i, fn)
             note = TRACED_NOTE.format(line=fn.pos.line)
             for i in range(start, len(self.g)):
                 self.notes.setdefault(i, (None, note))

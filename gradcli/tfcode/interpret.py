@@ -117,6 +117,8 @@ class Interpreter(ExpressionMixin, FunctionMixin, TensorMixin, LoopMixin):
         self.quiet = 0  # > 0 while a gradient function is read: tapes record nothing
         self.tracing: list = []  # the @tf.function calls being read, innermost last
         self.traces: set = set()  # (function, signature) pairs tf.function traced
+        self.finished: list = []  # (start, end, function) of each @tf.function call read
+        self.leaked: dict = {}  # node -> the @tf.function whose finished call made it, unreturned
         self.silent = 0  # > 0 inside a retraced tf.function: its gradient calls are not listed
         self.static: dict = {}  # what branches.py found in statements, by their ids
         self.keras = None  # the Keras object model's bookkeeping (tfcode/keras), on first use

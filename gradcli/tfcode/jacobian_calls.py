@@ -60,6 +60,8 @@ def jacobian_call(it, tape, node, args, kwargs, batch: bool):
         it.refuse(node, f"tape.{kind.value} of a target that is not one tensor")
     if batch and not isinstance(sources, (Tensor, Variable)):
         it.refuse(node, "tape.batch_jacobian of a source that is not one tensor")
+    if 0 in it.g[it.tensor_id(target, read=False)].shape:
+        it.refuse(node, f"tape.{kind.value} of an empty target", "its Jacobian has no elements")
     use_tape(it, tape, node, kind, sources, mode, asts)
     # batch_jacobian's unconnected blocks are zeros in either mode: explain reads them as such
     lowered_mode = ZEROS if batch else mode

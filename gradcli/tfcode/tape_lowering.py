@@ -278,9 +278,13 @@ class Lowering:
         (from the graph the evaluation built them in, a copy of the lowered one)."""
         it = self.it
         start = len(it.g)
+        # the gradient's nodes read a traced call's inside as TensorFlow's gradient function
+        # does: not uses of its unreturned tensors (tracing.leaked_input)
+        leaked, it.leaked = it.leaked, {}
         try:
             return self._copy_back(ev, node)
         finally:  # gradient nodes: not uses of a source where no_path names one
+            it.leaked = leaked
             it.gradient_nodes.update(range(start, len(it.g)))
 
     def _copy_back(self, ev: Evaluation, node) -> list:

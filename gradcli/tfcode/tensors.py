@@ -36,6 +36,7 @@ from gradcli.tfcode.support import (
     _short,
     _what,
 )
+from gradcli.tfcode.tracing import leaked_input
 from gradcli.tfcode.values import (
     NP,
     PY,
@@ -214,6 +215,8 @@ class TensorMixin:
         return arr.view(Drawn) if drawn_of(self, [i]) is not None else arr
 
     def emit(self, opname: str, inputs, attrs, node, record: bool = True) -> int:
+        if self.leaked:
+            leaked_input(self, inputs, node)
         out = emit(self.g, opname, tuple(inputs), attrs, entry=self.label, pos=self.pos(node))
         if record and not self.quiet:
             for tape in self.tapes:
@@ -415,6 +418,13 @@ class TensorMixin:
 
     # --- tapes -----------------------------------------------------------------------------
     def tape_method(self, tape: Tape, name: str, args, kwargs, node):
+        if self.tracing and self.tracing[-1] is not tape.trace:
+            self.refuse(
+                node,
+                f"tape.{name} inside @tf.function {self.tracing[-1].fn.name} of a tape made "
+                "outside it",
+                "TensorFlow's tape there sees the traced graph's tensors, not the ones outside",
+            )
         if name == "watch":
             for v in _flatten(args[0] if args else kwargs.get("tensor")):
                 if isinstance(v, (Tensor, Variable)):

@@ -13,6 +13,13 @@ body again, which is how the reader reads every call:
 later call of a traced signature it refuses a side effect in the body, or an outside value
 that changed since the trace. The same holds for a loop over a tf.data dataset inside
 @tf.function (AutoGraph traces its body once): `loop_side_effect` finds a side effect there.
+
+A tape outside a @tf.function call records the call as one operation, from the tensors passed
+in to the ones returned: `refuse_inside_call` refuses a gradient whose source was computed in
+such a call and reaches the target through the call's inside (TensorFlow gives None there,
+the reader's inlined body a gradient); `leaked_input` refuses an op on a tensor a finished
+call made and did not return (kept in Python state: TensorFlow fails there with a TypeError,
+"... is out of scope and cannot be used here").
 """
 
 from __future__ import annotations
@@ -151,3 +158,43 @@ def loop_side_effect(stmt: ast.For):
     """A side effect in a for loop's body that AutoGraph would trace once, else None."""
     own = _locals([ast.Assign(targets=[stmt.target], value=ast.Constant(0)), *stmt.body])
     return side_effect(stmt.body, own)
+
+
+def refuse_inside_call(it, node, targets, named) -> None:
+    """Refuse a gradient call (outside the trace) whose source is a tensor made inside a
+    finished @tf.function call and whose target depends on it through that call's nodes."""
+    from gradcli.tfcode.values import Tensor
+
+    tops = [v.id for v, _ in targets if isinstance(v, Tensor)]
+    for value, name in named:
+        if not isinstance(value, Tensor) or not tops:
+            continue
+        s = value.id
+        for start, end, fn in it.finished:
+            if not start <= s < end:
+                continue
+            inside = it.g.descendants([s], limit=end)
+            inside[s] = 0
+            above = it.g.ancestors(tops)
+            if any(inside[i] and above[i] for i in range(s + 1, end)):
+                it.refuse(
+                    node,
+                    f"a gradient with respect to {name}, made inside a call of @tf.function "
+                    f"{fn.name} (line {fn.pos.line}) that also computes the target from it",
+                    "a tape outside the call records it as one operation, whose outputs do "
+                    "not depend on one another",
+                )
+
+
+def leaked_input(it, inputs, node) -> None:
+    """Refuse an op whose input is a graph tensor a finished @tf.function call made and did not
+    return (a list appended to, an attribute set inside it)."""
+    for i in inputs:
+        fn = it.leaked.get(i)
+        if fn is not None:
+            it.refuse(
+                node,
+                f"a tensor made inside a call of @tf.function {fn.name} (line {fn.pos.line}) "
+                "and used after it without being returned",
+                "its graph is out of scope there: TensorFlow fails with a TypeError",
+            )

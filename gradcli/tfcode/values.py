@@ -87,6 +87,7 @@ class Tape:
     used: bool = False
     active: bool = False
     label: str = "GradientTape"  # the name its with statement binds (explain's entry)
+    trace: object = None  # the @tf.function call (functions.Trace) it was made in, if any
 
     def recording(self, node: int) -> bool:
         return self.start <= node < self.end

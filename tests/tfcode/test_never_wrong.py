@@ -77,6 +77,10 @@ REFUSED = {
     "sparse_dense_matmul": (6, "tf.sparse.SparseTensor"),
     "segment_ops": (9, "tf.math.unsorted_segment_mean"),
     "keras_unconnected_zero_variable": (10, "unconnected_gradients=ZERO for a Keras variable"),
+    "tf_function_output_sibling": (17, "made inside a call of @tf.function forward"),
+    "tf_function_kept_tensor_used": (19, "a tensor made inside a call of @tf.function f"),
+    "tf_function_outer_tape_watch": (9, "tape.watch inside @tf.function f of a tape made"),
+    "jacobian_empty_target": (9, "tape.jacobian of an empty target"),
 }
 
 

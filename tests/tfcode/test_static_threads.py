@@ -50,8 +50,18 @@ def result(command: str, name: str):
 
 
 def refusal_problem(name: str, stderr: str) -> str | None:
-    """What is wrong with a refusal's stderr (None: one positioned line naming --run)."""
+    """What is wrong with a refusal's stderr (None: one positioned line naming --run, or the
+    error TensorFlow raised at its line, for a script TensorFlow stops with it)."""
     lines = stderr.splitlines()
+    raised = REFERENCE.get(name, {}).get("raises")
+    m = REFUSAL.match(lines[0]) if len(lines) == 1 else None
+    if (
+        m
+        and raised
+        and int(m["line"]) == raised["line"]
+        and m["msg"].startswith(f"{raised['type']}: ")
+    ):
+        return None
     if len(lines) != 1:
         return f"a refusal is one line, got {len(lines)}: {stderr!r}"
     m = REFUSAL.match(lines[0])
@@ -81,6 +91,8 @@ def explain_problems(entry: dict) -> list[str]:
     if code not in (0, 1) or doc is None:
         return [f"explain exit {code}: {stderr}"]
     wrong = raised_problems(entry["file"], doc)
+    if entry["kind"] == "raises":  # TensorFlow stops with an error (checked above), no cause
+        return wrong + ([f"a script TensorFlow stops, exit {code}"] if code != 1 else [])
     if entry["kind"] == "ok":
         if code != 0:
             wrong.append(f"a healthy control, exit {code}: {sorted(set(causes_of(doc)))}")

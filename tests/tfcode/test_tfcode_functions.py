@@ -182,3 +182,97 @@ def test_numpy_function_keeps_the_arrays_dtype_and_gives_no_gradient():
     call = read(code).calls[0]
     assert call.evaluation.outputs["loss"].dtype == np.float64  # as TensorFlow in eager mode
     assert call.evaluation.gradients["w"] is None
+
+
+TF_FUNCTION_OUTPUTS = HEAD + (
+    "acts = []\n"
+    "@tf.function\n"
+    "def f(x):\n"
+    "    h = tf.tanh(x)\n"
+    "    acts.append(h)\n"
+    "    return h * 2.0, tf.reduce_sum(h * h)\n"
+    "x = tf.constant([0.5, -1.0])\n"
+    "with tf.GradientTape(persistent=True) as tape:\n"
+    "    tape.watch(x)\n"
+    "    a, loss = f(x)\n"
+    "    z = tf.reduce_sum(a * 3.0)\n"
+    "print(tape.gradient({target}, {source}))\n"
+)
+
+
+@pytest.mark.parametrize("target, source", [("loss", "acts[0]"), ("z", "acts[0]")])
+def test_a_source_made_inside_a_tf_function_call_the_target_is_computed_in_is_refused(
+    target, source
+):
+    # a tape outside the call records it as one op: TensorFlow 2.21 printed None for each
+    # (the inlined body would give a gradient)
+    with pytest.raises(GradcliError) as exc:
+        read(TF_FUNCTION_OUTPUTS.format(target=target, source=source))
+    assert exc.value.pos.line == 13 and "@tf.function f" in exc.value.message
+    assert "--run" in exc.value.message
+
+
+def test_a_tf_function_output_used_after_the_call_is_differentiated():
+    # z is computed from the output a outside the call: TensorFlow 2.21 printed [3. 3.];
+    # loss is not computed from a at all: None
+    [call] = read(TF_FUNCTION_OUTPUTS.format(target="z", source="a")).calls
+    assert call.evaluation.gradients["a"].tolist() == [3.0, 3.0]
+    [call] = read(TF_FUNCTION_OUTPUTS.format(target="loss", source="a")).calls
+    assert call.evaluation.gradients["a"] is None
+
+
+def test_a_jacobian_of_an_empty_target_is_refused():
+    # TensorFlow 2.21 gives an empty (0, 4) Jacobian (tests/data/tf_threads)
+    code = HEAD + (
+        "v = tf.Variable(1.0)\n"
+        "with tf.GradientTape() as tape:\n"
+        "    y = v * tf.zeros((0, 4))\n"
+        "print(tape.jacobian(y, v))\n"
+    )
+    with pytest.raises(GradcliError) as exc:
+        read(code)
+    assert exc.value.pos.line == 5 and "empty target" in exc.value.message
+
+
+@pytest.mark.parametrize(
+    "use", ["loss = f(x) + tf.reduce_sum(acts[0])", "loss = f(x)\n    z = acts[0] * 2.0"]
+)
+def test_a_tensor_a_tf_function_call_keeps_in_python_state_is_refused_where_used(use):
+    # a graph tensor the call made and did not return: TensorFlow 2.21 fails where it is used,
+    # on the line that uses it ("TypeError: <tf.Tensor 'Tanh:0' shape=(2,) dtype=float32> is
+    # out of scope and cannot be used here", tests/data/tf_never_wrong)
+    code = HEAD + (
+        "acts = []\n"
+        "@tf.function\n"
+        "def f(x):\n"
+        "    h = tf.tanh(x)\n"
+        "    acts.append(h)\n"
+        "    return tf.reduce_sum(h * h)\n"
+        "x = tf.constant([0.5, -1.0])\n"
+        "with tf.GradientTape() as tape:\n"
+        "    tape.watch(x)\n"
+        f"    {use}\n"
+        "print(tape.gradient(loss, x))\n"
+    )
+    with pytest.raises(GradcliError) as exc:
+        read(code)
+    assert exc.value.pos.line == 11 + use.count("\n")
+    assert "@tf.function f" in exc.value.message and "--run" in exc.value.message
+
+
+def test_watching_an_outer_tape_inside_a_tf_function_is_refused():
+    # the traced tape.watch sees the graph's placeholder: TensorFlow 2.21 printed None for
+    # the outer tape's gradient (the reader would watch the eager x and give [2. 4.])
+    code = HEAD + (
+        "@tf.function\n"
+        "def f(x, tape):\n"
+        "    tape.watch(x)\n"
+        "    return tf.reduce_sum(x * x)\n"
+        "x = tf.constant([1.0, 2.0])\n"
+        "with tf.GradientTape() as tape:\n"
+        "    y = f(x, tape)\n"
+        "print(tape.gradient(y, x))\n"
+    )
+    with pytest.raises(GradcliError) as exc:
+        read(code)
+    assert exc.value.pos.line == 4 and "made outside it" in exc.value.message

@@ -305,3 +305,20 @@ def test_a_keep_prob_placeholder_is_dropouts_rate_and_apply_gradients_is_a_train
     assert program.error is None  # the train op is fetched as None, not a None gradient
     [call] = program.calls
     assert grads(call) == [[3.0, 4.0]]  # keep_prob 1: nothing dropped
+
+
+def test_a_feed_given_positionally_is_read_as_feed_dict():
+    # Session.run(fetches, {x: ...}) feeds as feed_dict= does; TensorFlow
+    # 2.21 printed [[1.], [1.], [1.]] and 0.25 everywhere for this program
+    body = (
+        "import numpy as np\n" + GRAPH + f"x = {V}.placeholder(tf.float32, [None, 3])\n"
+        "w = tf.Variable(np.full((3, 1), 0.5, dtype='float32'))\n"
+        "loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))\n"
+        "grads = tf.gradients(loss, [w, x])\n"
+        f"with {V}.Session() as sess:\n"
+        f"    sess.run({V}.global_variables_initializer())\n"
+    )
+    [call] = read(
+        body + "    print(sess.run(grads, {x: np.ones((2, 3), dtype='float32')}))\n"
+    ).calls
+    assert grads(call) == [[[1.0], [1.0], [1.0]], [[0.25] * 3] * 2]
