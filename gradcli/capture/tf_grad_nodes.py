@@ -170,12 +170,22 @@ def _read_of(program: Captured, v: int):
     return program.ops[o].inputs
 
 
+def _all_zero(outputs, arrays) -> bool:
+    """Whether every gradient an op's outputs received (where one was read) is zero."""
+    got = [arrays.get(o) for o in outputs]
+    return any(g is not None for g in got) and not any(g is not None and g.any() for g in got)
+
+
 def _readings(program, op, arrays, operands, uses, slots) -> tuple | None:
     """Per input slot, (kind, elements) of the zeros born there as read from the arrays,
     or None where it could not be read (None: no slot read)."""
     gy = arrays.get(op.outputs[0]) if op.outputs else None
     if gy is None:
         return None
+    if tf_zero_kinds.opaque(op.extra.get("type")) and _all_zero(op.outputs, arrays):
+        # an input's gradient is linear in the gradients the op received: all of them zero,
+        # it made no zeros (they were made downstream, where the walk goes on)
+        return tuple(None if c is None else (None, 0) for c in slots)
     out = []
     for j, (w, c) in enumerate(zip(op.inputs, slots)):
         gx = arrays.get(w)
