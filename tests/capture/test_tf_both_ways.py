@@ -70,9 +70,6 @@ KNOWN: dict[tuple[str, str], str] = {
     # kernel's zero makes 2 pooled gradients zero, but making it nonzero turns none of
     # the 28 nonzero (TensorFlow run), while the run mode names that MatMul mask first
     ("keras_cnn_fixed", "static"): WALK_NOT_ELEMENTWISE,
-    # the static reader refuses it now (the test skips): an older zeros disagreement, not
-    # re-checked
-    ("keras_fit_twice", "static"): "zeros in a connected gradient: not re-checked",
     # conv_first.kernel's 6 zeros: 16 to 26 nonzero products vol * dL/db each, summing to 0
     ("keras_layers_3d", "static"): COMPILED,
     # the kernel element [1, 1, 1, 0]: fed at 5 positions, every product meets a zero input
